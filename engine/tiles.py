@@ -1,0 +1,440 @@
+"""Tiles, melds, described hands and the one notation every part of Xuezhan speaks.
+
+A tile is a plain ``int`` from 0 to 26 (``suit * 9 + rank - 1``) so that hot loops in
+analysis and the AI index count arrays directly; the functions here give it names.
+The notation (``123m456p55p``, ``[555p]`` exposed pung, ``(5555p)`` concealed kong,
+``+9m`` winning tile, situation words) is shared by the CLI, ``/score``, tests and logs,
+and every ``format_*`` is the exact inverse of its ``parse_*``:
+
+>>> format_tiles(parse_tiles("123万456筒55p"))
+'123m45655p'
+>>> format_hand(parse_hand("[555p] 123m 456m 78m 99m +9m zimo"))
+'1234567899m [555p] +9m 自摸'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from enum import Enum, IntEnum
+
+Tile = int
+NUM_KINDS = 27
+COPIES = 4
+ALL_TILES: tuple[Tile, ...] = tuple(range(NUM_KINDS))
+
+
+class Suit(IntEnum):
+    """The three suits; the value is the tile-index block (tile // 9)."""
+
+    CHARACTERS = 0  # 万
+    DOTS = 1  # 筒
+    BAMBOO = 2  # 条
+
+    @property
+    def letter(self) -> str:
+        return "mps"[self]
+
+    @property
+    def zh(self) -> str:
+        return "万筒条"[self]
+
+    @property
+    def en(self) -> str:
+        return ("characters", "dots", "bamboo")[self]
+
+    @classmethod
+    def from_letter(cls, letter: str) -> Suit:
+        try:
+            return cls(_SUIT_ALIASES[letter.lower()])
+        except KeyError:
+            raise ValueError(f"not a suit: {letter!r}") from None
+
+
+_SUIT_ALIASES = {
+    "m": 0, "w": 0, "万": 0, "萬": 0,
+    "p": 1, "t": 1, "筒": 1, "饼": 1, "餅": 1,
+    "s": 2, "b": 2, "条": 2, "索": 2, "條": 2,
+}
+_ZH_NUMERALS = "一二三四五六七八九"
+
+
+def make_tile(rank: int, suit: Suit | int) -> Tile:
+    if not 1 <= rank <= 9:
+        raise ValueError(f"rank must be 1-9, got {rank}")
+    return int(suit) * 9 + rank - 1
+
+
+def suit_of(tile: Tile) -> Suit:
+    return Suit(tile // 9)
+
+
+def rank_of(tile: Tile) -> int:
+    return tile % 9 + 1
+
+
+def tile_name(tile: Tile) -> str:
+    """``"5p"`` — the name used in logs, JSON, callback data and tests."""
+    return f"{tile % 9 + 1}{'mps'[tile // 9]}"
+
+
+def tile_zh(tile: Tile) -> str:
+    """``"五筒"`` — the name players say at the table."""
+    return _ZH_NUMERALS[tile % 9] + "万筒条"[tile // 9]
+
+
+def parse_tile(text: str) -> Tile:
+    """One tile such as ``5p`` or ``5筒``."""
+    tiles = parse_tiles(text)
+    if len(tiles) != 1:
+        raise HandError("parse", f"expected one tile, got {text!r}", text=text)
+    return tiles[0]
+
+
+def counts_of(tiles: Iterable[Tile]) -> list[int]:
+    counts = [0] * NUM_KINDS
+    for t in tiles:
+        counts[t] += 1
+    return counts
+
+
+def tiles_of(counts: Sequence[int]) -> list[Tile]:
+    return [t for t in ALL_TILES for _ in range(counts[t])]
+
+
+def suits_in(tiles: Iterable[Tile]) -> set[Suit]:
+    return {Suit(t // 9) for t in tiles}
+
+
+class HandError(ValueError):
+    """Bad input, with a stable ``code`` (for JSON and translations) and plain-words message.
+
+    ``params`` carries the specifics (position, character, count) so the bot can say the
+    same thing in Chinese without parsing English.
+    """
+
+    def __init__(self, code: str, message: str, **params: object) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.params = params
+
+
+class MeldKind(Enum):
+    PUNG = "pung"  # 碰
+    KONG = "kong"  # exposed kong: 直杠 or 补杠 (明杠)
+    CONCEALED_KONG = "concealed_kong"  # 暗杠
+
+
+@dataclass(frozen=True, slots=True)
+class Meld:
+    """A declared set: its kind and its tile (all tiles of a meld are the same)."""
+
+    kind: MeldKind
+    tile: Tile
+
+    @property
+    def size(self) -> int:
+        return 3 if self.kind is MeldKind.PUNG else 4
+
+    @property
+    def is_kong(self) -> bool:
+        return self.kind is not MeldKind.PUNG
+
+    @property
+    def is_exposed(self) -> bool:
+        """Counts against 门清: a pung or an exposed kong."""
+        return self.kind is not MeldKind.CONCEALED_KONG
+
+    def notation(self) -> str:
+        body = str(rank_of(self.tile)) * self.size + suit_of(self.tile).letter
+        return f"({body})" if self.kind is MeldKind.CONCEALED_KONG else f"[{body}]"
+
+
+class Situation(Enum):
+    """Circumstances of a win that change its value (RULES.md §5) — written as words."""
+
+    SELF_DRAW = "zimo"  # 自摸
+    KONG_REPLACEMENT = "gangshanghua"  # 杠上花 (implies self-draw)
+    AFTER_KONG_DISCARD = "gangshangpao"  # 杠上炮
+    ROBBING_KONG = "qianggang"  # 抢杠胡
+    LAST_TILE = "haidi"  # 海底
+    HEAVENLY = "tianhu"  # 天胡 (dealer's self-draw on the deal)
+    EARTHLY = "dihu"  # 地胡
+
+    @property
+    def zh(self) -> str:
+        return _SITUATION_ZH[self]
+
+
+_SITUATION_ZH = {
+    Situation.SELF_DRAW: "自摸",
+    Situation.KONG_REPLACEMENT: "杠上花",
+    Situation.AFTER_KONG_DISCARD: "杠上炮",
+    Situation.ROBBING_KONG: "抢杠",
+    Situation.LAST_TILE: "海底",
+    Situation.HEAVENLY: "天胡",
+    Situation.EARTHLY: "地胡",
+}
+_SITUATION_WORDS: dict[str, Situation] = {s.value: s for s in Situation}
+_SITUATION_WORDS.update({zh: s for s, zh in _SITUATION_ZH.items()})
+_SITUATION_WORDS.update(
+    {
+        "抢杠胡": Situation.ROBBING_KONG,
+        "槓上花": Situation.KONG_REPLACEMENT,
+        "槓上炮": Situation.AFTER_KONG_DISCARD,
+        "搶槓": Situation.ROBBING_KONG,
+        "海底捞月": Situation.LAST_TILE,
+        "selfdraw": Situation.SELF_DRAW,
+        "tsumo": Situation.SELF_DRAW,
+    }
+)
+# Words that imply other words: a kong-replacement win and 天胡 are self-draws by definition.
+_IMPLIED = {
+    Situation.KONG_REPLACEMENT: Situation.SELF_DRAW,
+    Situation.HEAVENLY: Situation.SELF_DRAW,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class DescribedHand:
+    """A hand as a player writes it: concealed tiles (winning tile included), melds, situation.
+
+    ``concealed`` is kept sorted so that two spellings of one hand compare equal.
+    ``win_tile`` is None only when no concealed tile was written.
+    """
+
+    concealed: tuple[Tile, ...]
+    melds: tuple[Meld, ...] = ()
+    win_tile: Tile | None = None
+    situations: frozenset[Situation] = field(default_factory=frozenset)
+
+    @property
+    def self_drawn(self) -> bool:
+        return Situation.SELF_DRAW in self.situations
+
+    @property
+    def tile_count(self) -> int:
+        """Tiles as the rules count them: a kong counts as three."""
+        return len(self.concealed) + 3 * len(self.melds)
+
+    def all_tiles(self) -> list[Tile]:
+        tiles = list(self.concealed)
+        for meld in self.melds:
+            tiles.extend([meld.tile] * meld.size)
+        return tiles
+
+
+# --- parsing ----------------------------------------------------------------------------
+
+_OPENERS = {"[": "]", "【": "】", "(": ")", "（": "）"}
+_SEPARATORS = set(" \t\n,，、;；")
+
+
+class _Reader:
+    """A cursor over the text that reports positions 1-based, as a person counts."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.pos = 0
+
+    def peek(self) -> str:
+        return self.text[self.pos] if self.pos < len(self.text) else ""
+
+    def error(self, message: str, at: int | None = None, **params: object) -> HandError:
+        where = (self.pos if at is None else at) + 1
+        return HandError("parse", f"{message} at position {where}", position=where, **params)
+
+    def tile_group(self) -> list[Tile]:
+        """Digits followed by a suit: ``123m``."""
+        start = self.pos
+        ranks: list[int] = []
+        while self.peek().isdigit():
+            ch = self.peek()
+            if ch == "0" or not ch.isascii():
+                raise self.error(f"{ch!r} is not a tile number (1-9)", char=ch)
+            ranks.append(int(ch))
+            self.pos += 1
+        ch = self.peek()
+        if ch.lower() not in _SUIT_ALIASES:
+            if not ch:
+                raise self.error("the numbers have no suit (add m, p or s)", at=start)
+            raise self.error(f"{ch!r} is not a suit (use m, p or s)", char=ch)
+        self.pos += 1
+        suit = _SUIT_ALIASES[ch.lower()]
+        return [suit * 9 + r - 1 for r in ranks]
+
+
+def parse_tiles(text: str) -> list[Tile]:
+    """Plain tiles in the order written, e.g. ``"123m 55p"``; no melds or words."""
+    reader = _Reader(text)
+    tiles: list[Tile] = []
+    while reader.pos < len(text):
+        ch = reader.peek()
+        if ch in _SEPARATORS:
+            reader.pos += 1
+        elif ch.isdigit():
+            tiles.extend(reader.tile_group())
+        else:
+            raise reader.error(f"unknown character {ch!r}", char=ch)
+    return tiles
+
+
+def format_tiles(tiles: Iterable[Tile]) -> str:
+    """Tiles in the given order; neighbours of one suit share the suit letter."""
+    out: list[str] = []
+    run_suit = -1
+    for t in tiles:
+        suit = t // 9
+        if run_suit not in (-1, suit):
+            out.append("mps"[run_suit])
+        out.append(str(t % 9 + 1))
+        run_suit = suit
+    if run_suit != -1:
+        out.append("mps"[run_suit])
+    return "".join(out)
+
+
+def sort_tiles(tiles: Iterable[Tile]) -> list[Tile]:
+    return sorted(tiles)
+
+
+def parse_hand(text: str) -> DescribedHand:
+    """Parse the full notation: tiles, ``[melds]``, ``(concealed kongs)``, ``+win``, words."""
+    if not text or not text.strip():
+        raise HandError("parse", "the hand is empty", position=1)
+    reader = _Reader(text)
+    concealed: list[Tile] = []
+    melds: list[Meld] = []
+    win_tile: Tile | None = None
+    situations: set[Situation] = set()
+    while reader.pos < len(text):
+        ch = reader.peek()
+        if ch in _SEPARATORS:
+            reader.pos += 1
+        elif ch.isdigit():
+            concealed.extend(reader.tile_group())
+        elif ch in _OPENERS:
+            melds.append(_parse_meld(reader))
+        elif ch in "+＋":
+            at = reader.pos
+            reader.pos += 1
+            if win_tile is not None:
+                raise reader.error("only one winning tile may be marked with +", at=at)
+            if not reader.peek().isdigit():
+                raise reader.error("+ must be followed by one tile, like +9m", at=at)
+            group = reader.tile_group()
+            if len(group) != 1:
+                raise reader.error("+ must be followed by exactly one tile", at=at)
+            win_tile = group[0]
+        else:
+            situations.add(_parse_word(reader))
+    if win_tile is not None:
+        concealed.append(win_tile)
+    elif concealed:
+        win_tile = concealed[-1]
+    for s in list(situations):
+        if s in _IMPLIED:
+            situations.add(_IMPLIED[s])
+    return DescribedHand(tuple(sorted(concealed)), tuple(melds), win_tile, frozenset(situations))
+
+
+def _parse_meld(reader: _Reader) -> Meld:
+    start = reader.pos
+    opener = reader.peek()
+    closer = _OPENERS[opener]
+    reader.pos += 1
+    tiles: list[Tile] = []
+    while reader.peek() != closer:
+        ch = reader.peek()
+        if not ch:
+            raise reader.error(f"{opener!r} is never closed with {closer!r}", at=start)
+        if ch in _SEPARATORS:
+            reader.pos += 1
+        elif ch.isdigit():
+            tiles.extend(reader.tile_group())
+        else:
+            raise reader.error(f"unknown character {ch!r} inside a meld", char=ch)
+    reader.pos += 1
+    written = reader.text[start : reader.pos]
+    concealed = opener in "(（"
+    if not tiles or len(set(tiles)) != 1 or len(tiles) not in (3, 4):
+        raise reader.error(
+            f"{written} is not a pung or kong (three or four identical tiles)",
+            at=start,
+            meld=written,
+        )
+    if concealed and len(tiles) != 4:
+        raise reader.error(f"{written}: a concealed kong in ( ) needs four tiles", at=start, meld=written)
+    if concealed:
+        kind = MeldKind.CONCEALED_KONG
+    else:
+        kind = MeldKind.PUNG if len(tiles) == 3 else MeldKind.KONG
+    return Meld(kind, tiles[0])
+
+
+def _parse_word(reader: _Reader) -> Situation:
+    start = reader.pos
+    ch = reader.peek()
+    if ch.isascii() and ch.isalpha():
+        while reader.peek().isascii() and reader.peek().isalpha():
+            reader.pos += 1
+        word = reader.text[start : reader.pos].lower()
+        if word in _SITUATION_WORDS:
+            return _SITUATION_WORDS[word]
+        if len(word) == 1:
+            raise reader.error(f"unknown character {ch!r}", at=start, char=ch)
+        raise reader.error(f"unknown word {word!r}", at=start, word=word)
+    for word in sorted(_SITUATION_WORDS, key=len, reverse=True):
+        if reader.text.startswith(word, start):
+            reader.pos += len(word)
+            return _SITUATION_WORDS[word]
+    raise reader.error(f"unknown character {ch!r}", at=start, char=ch)
+
+
+_WORD_ORDER = tuple(Situation)
+
+
+def format_hand(hand: DescribedHand) -> str:
+    """The normalised spelling: concealed tiles less the winning tile, melds, ``+win``, words.
+
+    Words implied by others (自摸 under 杠上花) are still written so the text reads fully.
+    """
+    rest = list(hand.concealed)
+    if hand.win_tile is not None:
+        rest.remove(hand.win_tile)
+    parts = [format_tiles(rest)] if rest else []
+    parts.extend(m.notation() for m in hand.melds)
+    if hand.win_tile is not None:
+        parts.append("+" + tile_name(hand.win_tile))
+    parts.extend(s.zh for s in _WORD_ORDER if s in hand.situations)
+    return " ".join(parts)
+
+
+def check_tiles(hand: DescribedHand, expected_count: int = 14) -> None:
+    """The counting checks of RULES.md §8, in its order: tile count, copies, suits.
+
+    Unreadable notation is caught by the parser; "not a win" is the analyser's to say.
+    """
+    if hand.tile_count != expected_count:
+        raise HandError(
+            "tile_count",
+            f"a hand needs {expected_count} tiles (a kong counts as three); "
+            f"this one has {hand.tile_count}",
+            expected=expected_count,
+            found=hand.tile_count,
+        )
+    counts = counts_of(hand.all_tiles())
+    for t in ALL_TILES:
+        if counts[t] > COPIES:
+            raise HandError(
+                "too_many_copies",
+                f"{tile_name(t)} appears {counts[t]} times; there are only four of each tile",
+                tile=tile_name(t),
+                count=counts[t],
+            )
+    if len(suits_in(hand.all_tiles())) == 3:
+        raise HandError(
+            "three_suits",
+            "the hand holds all three suits; a Sichuan hand may hold at most two",
+        )
