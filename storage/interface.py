@@ -1,0 +1,221 @@
+"""The storage interface: the only way the bot reaches chats, tables, hands and chips.
+
+A small set of async methods that a PostgreSQL implementation could provide as well as
+the SQLite one in :mod:`storage.sqlite`. Callers never see SQL, rows or transactions; each
+method is one unit of work that either happens completely or not at all.
+
+Errors: every refusal is a :class:`StorageError` subclass with a message meant for logs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import date, datetime
+from typing import Any, Protocol, runtime_checkable
+
+from storage.models import (
+    JSON,
+    AppendResult,
+    Chat,
+    DayTally,
+    DueSummary,
+    Hand,
+    HandResult,
+    LedgerEntry,
+    LoggedAction,
+    Player,
+    PlayerKind,
+    PlayerTotal,
+    ScoreRecord,
+    ScoreSession,
+    Table,
+    TableStatus,
+    TransferLike,
+    UnfinishedHand,
+    User,
+)
+
+
+class StorageError(Exception):
+    """Base class of everything storage refuses to do."""
+
+
+class NotFound(StorageError):
+    """The chat, player, table, hand or session named does not exist."""
+
+
+class InvalidWrite(StorageError):
+    """The write breaks a rule of the data (bad seat, unknown zone, negative amount...)."""
+
+
+class SequenceConflict(StorageError):
+    """An action at this sequence number differs from the one already logged, or skips ahead.
+
+    A *retried* write of the very same action is not a conflict: it is reported as a
+    duplicate and changes nothing.
+    """
+
+
+class HandClosed(StorageError):
+    """The hand is finished or voided; its log and its chips are final."""
+
+
+@runtime_checkable
+class Storage(Protocol):
+    # -- chats, users, players ------------------------------------------------------------
+    async def get_chat(self, chat_id: int) -> Chat:
+        """The chat's settings; a chat never seen before gets the defaults (and is saved)."""
+        ...
+
+    async def update_chat(self, chat_id: int, **changes: Any) -> Chat:
+        """Change any of language, timezone, rules, base_stake, summary_time."""
+        ...
+
+    async def save_user(
+        self,
+        user_id: int,
+        display_name: str | None = None,
+        *,
+        language: str | None = None,
+        started_dm: bool | None = None,
+    ) -> User:
+        """Create or update a Telegram user; ``None`` leaves a field as it was."""
+        ...
+
+    async def get_user(self, user_id: int) -> User | None: ...
+
+    async def player_for_user(self, chat_id: int, user_id: int, display_name: str) -> Player:
+        """The chat's ledger party for a Telegram user (created on first use, name refreshed)."""
+        ...
+
+    async def named_player(self, chat_id: int, name: str, kind: PlayerKind = PlayerKind.GUEST) -> Player:
+        """The chat's ledger party for a plain name or a computer player (created on first use)."""
+        ...
+
+    async def get_player(self, player_id: int) -> Player: ...
+
+    async def players(self, chat_id: int) -> list[Player]: ...
+
+    # -- tables ---------------------------------------------------------------------------
+    async def create_table(self, chat_id: int, creator_id: int | None) -> Table: ...
+
+    async def get_table(self, table_id: int) -> Table: ...
+
+    async def set_seat(self, table_id: int, seat: int, player_id: int | None) -> Table:
+        """Seat a player (or empty the seat with ``None``); a player sits at most once."""
+        ...
+
+    async def set_table_status(self, table_id: int, status: TableStatus) -> Table: ...
+
+    async def set_table_message(
+        self, table_id: int, message_id: int | None, seat: int | None = None
+    ) -> Table:
+        """Remember the group's table message, or with ``seat`` that seat's private message."""
+        ...
+
+    async def open_tables(self, chat_id: int | None = None) -> list[Table]:
+        """Tables in the lobby or playing, of one chat or of all chats."""
+        ...
+
+    # -- hands and the action log ---------------------------------------------------------
+    async def start_hand(self, table_id: int, rules: JSON, seed: int, dealer: int) -> Hand:
+        """Begin the table's next hand with its four seated players; the table is playing."""
+        ...
+
+    async def append_action(
+        self,
+        hand_id: int,
+        seq: int,
+        action: JSON,
+        transfers: Sequence[TransferLike] = (),
+        *,
+        result: JSON | None = None,
+    ) -> AppendResult:
+        """Log action number ``seq`` (0 for a hand's first) and its transfers in one transaction.
+
+        Transfers name seats; storage books them between the players of those seats. With
+        ``result`` the hand is finished in the same transaction (its final settlement is
+        all-or-nothing). Writing the same action at the same ``seq`` again is a no-op that
+        returns ``DUPLICATE``; a different action there, or a gap, is a ``SequenceConflict``.
+        """
+        ...
+
+    async def void_hand(self, hand_id: int, reason: str) -> Hand:
+        """Abandon a playing hand and restore its chips with compensating ledger rows."""
+        ...
+
+    async def get_hand(self, hand_id: int) -> Hand: ...
+
+    async def hand_actions(self, hand_id: int) -> list[LoggedAction]: ...
+
+    async def unfinished_hands(self) -> list[UnfinishedHand]:
+        """Every playing hand with its table and action log, for resuming after a restart."""
+        ...
+
+    # -- scorekeeping for real-tile games ---------------------------------------------------
+    async def start_session(
+        self, chat_id: int, player_ids: Sequence[int], creator_id: int | None
+    ) -> ScoreSession: ...
+
+    async def get_session(self, session_id: int) -> ScoreSession: ...
+
+    async def open_sessions(self, chat_id: int) -> list[ScoreSession]: ...
+
+    async def add_record(
+        self, session_id: int, record: JSON, transfers: Sequence[TransferLike]
+    ) -> ScoreRecord:
+        """Book one manual record and its transfers (seats of the session) in one transaction."""
+        ...
+
+    async def undo_last_record(self, session_id: int) -> ScoreRecord | None:
+        """Reverse the latest record not yet undone with a compensating record; None if none."""
+        ...
+
+    async def session_records(self, session_id: int) -> list[ScoreRecord]: ...
+
+    async def end_session(self, session_id: int) -> ScoreSession: ...
+
+    # -- chips ------------------------------------------------------------------------------
+    async def balance(self, chat_id: int, player_id: int) -> int: ...
+
+    async def balances(self, chat_id: int) -> list[PlayerTotal]:
+        """Every player of the chat who ever moved a chip, best first."""
+        ...
+
+    async def daily_tally(self, chat_id: int, day: date) -> DayTally:
+        """Net chips per player on one local calendar day in the chat's time zone."""
+        ...
+
+    async def daily_tallies(self, chat_id: int, first: date, last: date) -> list[DayTally]:
+        """One :class:`DayTally` per local day from ``first`` to ``last`` inclusive."""
+        ...
+
+    async def range_tally(self, chat_id: int, first: date, last: date) -> DayTally:
+        """Net chips per player over the local days ``first`` .. ``last`` (``day`` = first)."""
+        ...
+
+    async def leaderboard(
+        self, chat_id: int, *, since: date | None = None, limit: int = 10
+    ) -> list[PlayerTotal]:
+        """All time, or from the local day ``since`` (e.g. the 1st of this month)."""
+        ...
+
+    async def recent_hands(self, chat_id: int, player_id: int, limit: int = 10) -> list[HandResult]: ...
+
+    async def ledger(self, chat_id: int) -> list[LedgerEntry]:
+        """The chat's whole ledger in booking order (for export)."""
+        ...
+
+    # -- daily summaries --------------------------------------------------------------------
+    async def chats_due_summary(self, now: datetime) -> list[DueSummary]:
+        """Chats whose latest summary time has passed, not yet posted, and that played that day."""
+        ...
+
+    async def mark_summary_posted(self, chat_id: int, day: date) -> None: ...
+
+    # -- housekeeping -----------------------------------------------------------------------
+    async def verify(self) -> list[str]:
+        """Every inconsistency found (cache vs ledger, zero-sum, logs); empty means sound."""
+        ...
+
+    async def close(self) -> None: ...
