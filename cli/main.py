@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 COMMAND_MODULES = (
     "cli.score",
+    "cli.storage_commands",
 )
 
 
