@@ -10,8 +10,10 @@ from __future__ import annotations
 from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from storage.interface import InvalidWrite
 
-class CalendarError(ValueError):
+
+class CalendarError(InvalidWrite):
     """A time zone or a summary time that cannot be used; the message says which."""
 
 

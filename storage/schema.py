@@ -157,7 +157,8 @@ _V1: Migration = (
         FOREIGN KEY (hand_id, hand_seq) REFERENCES actions (hand_id, seq)
     )
     """,
-    "CREATE INDEX ledger_by_chat_time ON ledger (chat_id, at, payer, payee, amount)"  # covers tallies,
+    # covers the tally queries: a day of a chat is one index range, no table lookups
+    "CREATE INDEX ledger_by_chat_time ON ledger (chat_id, at, payer, payee, amount)",
     "CREATE INDEX ledger_by_hand ON ledger (hand_id) WHERE hand_id IS NOT NULL",
     "CREATE INDEX ledger_by_record ON ledger (record_id) WHERE record_id IS NOT NULL",
     "CREATE INDEX ledger_by_payer ON ledger (payer)",
