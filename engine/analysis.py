@@ -1,0 +1,503 @@
+"""Hand analysis: is it a win, every way it is one, how far it is from one, and what it waits on.
+
+Everything is table-driven per suit. Sichuan mahjong has no honours, so a hand is three independent
+9-rank count vectors; each vector (as 9 bytes) is looked up in lazily filled tables that hold what
+the hand-level answer needs from that suit, and the three entries are combined with a few integer
+operations. A computer player calls these functions thousands of times per decision, and after the
+first few hands almost every lookup is a hit (docs/analysis.md has the details and the numbers).
+
+Counts are ``Sequence[int]`` of length 27 indexed by tile (see ``engine.tiles``), concealed tiles
+only; declared melds are passed separately.
+
+>>> from engine.tiles import counts_of, parse_tiles, tile_name
+>>> hand = counts_of(parse_tiles("123m345m789m234p66p"))
+>>> is_win(hand)
+True
+>>> shanten(counts_of(parse_tiles("123m345m789m23p66p")))
+0
+>>> [tile_name(t) for t in waits(counts_of(parse_tiles("123m345m789m23p66p")))]
+['1p', '4p']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from itertools import product
+from typing import Literal
+
+from engine.tiles import COPIES, Meld, Tile
+
+__all__ = [
+    "Decomposition",
+    "TileSet",
+    "decompositions",
+    "effective_tiles",
+    "is_seven_pairs",
+    "is_win",
+    "shanten",
+    "waits",
+]
+
+SETS_NEEDED = 4  # a winning hand is four sets and a pair
+_BAD_COUNTS = "hand counts must be 27 whole numbers from 0 to 4 (one per tile)"
+
+
+@dataclass(frozen=True, slots=True)
+class TileSet:
+    """A concealed set in a decomposition: a pung (刻子) of ``first`` or a run (顺子) starting at it."""
+
+    kind: Literal["pung", "run"]
+    first: Tile
+
+    @property
+    def tiles(self) -> tuple[Tile, Tile, Tile]:
+        f = self.first
+        return (f, f, f) if self.kind == "pung" else (f, f + 1, f + 2)
+
+
+@dataclass(frozen=True, slots=True)
+class Decomposition:
+    """One reading of concealed tiles as sets plus a pair (将); melds are not included."""
+
+    pair: Tile
+    sets: tuple[TileSet, ...]
+
+
+class _LazyTable(dict):  # type: ignore[type-arg]
+    """A dict that computes a missing entry once; a hit costs one C-level dict lookup."""
+
+    __slots__ = ("_build",)
+
+    def __init__(self, build: Callable[[object], object]) -> None:
+        super().__init__()
+        self._build = build
+
+    def __missing__(self, key: object) -> object:
+        value = self._build(key)
+        self[key] = value
+        return value
+
+
+def _suit_vector(key: bytes) -> tuple[int, ...]:
+    """Check and unpack one suit's 9 counts; a wrong length or count is the caller's bad input."""
+    if len(key) != 9 or max(key) > COPIES:
+        raise ValueError(_BAD_COUNTS)
+    return tuple(key)
+
+
+def _pack(counts: Sequence[int]) -> bytes:
+    try:
+        return bytes(counts)
+    except (TypeError, ValueError):
+        raise ValueError(_BAD_COUNTS) from None
+
+
+# --- exact decomposition of one suit ---------------------------------------------------------
+
+
+def _splits(v: tuple[int, ...], with_pair: bool) -> bool:
+    """Can ``v`` be split exactly into sets (plus one pair when ``with_pair``)?"""
+    c = list(v)
+    if with_pair:
+        for i in range(9):
+            if c[i] >= 2:
+                c[i] -= 2
+                if _splits(tuple(c), False):
+                    return True
+                c[i] += 2
+        return False
+    for i in range(9):
+        n = c[i]
+        if n == 0:
+            continue
+        if n >= 3:  # with the lowest tile, three of a kind as a pung is never worse than as runs
+            n -= 3
+        if n:
+            if i > 6 or c[i + 1] < n or c[i + 2] < n:
+                return False
+            c[i + 1] -= n
+            c[i + 2] -= n
+        c[i] = 0
+    return True
+
+
+def _all_splits(v: tuple[int, ...], with_pair: bool) -> list[tuple[int | None, tuple[tuple[str, int], ...]]]:
+    """Every distinct (pair rank, sorted sets) reading of one suit."""
+    found: set[tuple[int | None, tuple[tuple[str, int], ...]]] = set()
+
+    def walk(c: list[int], pair: int | None, sets: list[tuple[str, int]], need_pair: bool) -> None:
+        i = next((r for r in range(9) if c[r]), 9)
+        if i == 9:
+            if not need_pair:
+                found.add((pair, tuple(sorted(sets, key=lambda s: (s[1], s[0])))))
+            return
+        if need_pair and c[i] >= 2:
+            c[i] -= 2
+            walk(c, i, sets, False)
+            c[i] += 2
+        if c[i] >= 3:
+            c[i] -= 3
+            walk(c, pair, [*sets, ("pung", i)], need_pair)
+            c[i] += 3
+        if i <= 6 and c[i + 1] and c[i + 2]:
+            for r in (i, i + 1, i + 2):
+                c[r] -= 1
+            walk(c, pair, [*sets, ("run", i)], need_pair)
+            for r in (i, i + 1, i + 2):
+                c[r] += 1
+
+    walk(list(v), None, [], with_pair)
+    return sorted(found, key=lambda d: (-1 if d[0] is None else d[0], d[1]))
+
+
+# --- win check table -------------------------------------------------------------------------
+# One int per suit, summed over the three suits; the sum decodes uniquely:
+#   tiles * 256 + 64 * (has an odd count) + 16 * (non-empty) + 4 * (cannot split) + (splits with pair)
+
+_ODD, _PRESENT, _BAD, _PAIR = 64, 16, 4, 1
+
+
+def _win_code(key: object) -> int:
+    v = _suit_vector(key)  # type: ignore[arg-type]
+    n = sum(v)
+    code = n * 256
+    if n:
+        code += _PRESENT
+    if any(c & 1 for c in v):
+        code += _ODD
+    if n % 3 == 1 or not _splits(v, n % 3 == 2):
+        code += _BAD
+    elif n % 3 == 2:
+        code += _PAIR
+    return code
+
+
+_WIN_CODE = _LazyTable(_win_code)
+
+
+def _winning_sums(tiles: int, allow_seven_pairs: bool) -> frozenset[int]:
+    sums = set()
+    for odd, present, bad, pair in product(range(4), repeat=4):
+        if present > 2 or present == 0:
+            continue  # Sichuan: at most two suits in the whole hand
+        standard = bad == 0 and pair == 1
+        seven = allow_seven_pairs and odd == 0
+        if standard or seven:
+            sums.add(tiles * 256 + odd * _ODD + present * _PRESENT + bad * _BAD + pair * _PAIR)
+    return frozenset(sums)
+
+
+_WIN_NO_MELDS = _winning_sums(14, allow_seven_pairs=True)
+
+
+def is_win(counts: Sequence[int], melds: Sequence[Meld] = ()) -> bool:
+    """Do the concealed tiles with these melds make a winning hand (RULES.md §4)?
+
+    Four sets and a pair, or seven pairs when nothing is declared (a four-of-a-kind is two
+    pairs), and at most two suits counting the melds. Concealed tiles must number 14 - 3 × melds.
+
+    >>> from engine.tiles import counts_of, parse_tiles
+    >>> is_win(counts_of(parse_tiles("11224444557799m")))
+    True
+    >>> is_win(counts_of(parse_tiles("123m456p789s11m22m")))  # three suits
+    False
+    """
+    b = _pack(counts)
+    total = _WIN_CODE[b[:9]] + _WIN_CODE[b[9:18]] + _WIN_CODE[b[18:]]
+    if not melds:
+        return total in _WIN_NO_MELDS
+    return _win_with_melds(b, total, melds)
+
+
+def _win_with_melds(b: bytes, total: int, melds: Sequence[Meld]) -> bool:
+    k = len(melds)
+    if k > SETS_NEEDED:
+        raise ValueError(f"a hand has at most {SETS_NEEDED} melds, got {k}")
+    low = total & 255
+    if total >> 8 != 14 - 3 * k or (low >> 2) & 3 or low & 3 != 1:
+        return False
+    suits = {m.tile // 9 for m in melds}
+    suits.update(s for s in range(3) if any(b[9 * s : 9 * s + 9]))
+    return len(suits) <= 2
+
+
+def is_seven_pairs(counts: Sequence[int]) -> bool:
+    """Are these 14 concealed tiles seven pairs (七对)? A four-of-a-kind counts as two pairs.
+
+    The two-suit rule is ``is_win``'s to check, not this shape test's.
+
+    >>> from engine.tiles import counts_of, parse_tiles
+    >>> is_seven_pairs(counts_of(parse_tiles("11112244m558899p")))
+    True
+    """
+    b = _pack(counts)
+    total = _WIN_CODE[b[:9]] + _WIN_CODE[b[9:18]] + _WIN_CODE[b[18:]]
+    return total >> 8 == 14 and not total & _ODD * 3
+
+
+def decompositions(counts: Sequence[int]) -> list[Decomposition]:
+    """Every reading of the concealed tiles as sets and a pair (standard form; not seven pairs).
+
+    Empty when there is none. The suit rule is not applied here (``is_win`` does that).
+
+    >>> from engine.tiles import counts_of, parse_tiles
+    >>> for d in decompositions(counts_of(parse_tiles("111222333m99m"))):
+    ...     print(d.pair, [(s.kind, s.first) for s in d.sets])
+    8 [('pung', 0), ('pung', 1), ('pung', 2)]
+    8 [('run', 0), ('run', 0), ('run', 0)]
+    """
+    b = _pack(counts)
+    codes = [_WIN_CODE[b[:9]], _WIN_CODE[b[9:18]], _WIN_CODE[b[18:]]]
+    if any(c & _BAD for c in codes) or sum(c & _PAIR for c in codes) != 1:
+        return []
+    per_suit = [_SPLITS[b[9 * s : 9 * s + 9]] for s in range(3)]
+    out = []
+    for combo in product(*per_suit):
+        pair = next(9 * s + p for s, (p, _) in enumerate(combo) if p is not None)
+        sets = tuple(TileSet(kind, 9 * s + r) for s, (_, sets) in enumerate(combo) for kind, r in sets)  # type: ignore[arg-type]
+        out.append(Decomposition(pair, sets))
+    return out
+
+
+def _suit_splits(key: object) -> list[tuple[int | None, tuple[tuple[str, int], ...]]]:
+    v = _suit_vector(key)  # type: ignore[arg-type]
+    return _all_splits(v, sum(v) % 3 == 2)
+
+
+_SPLITS = _LazyTable(_suit_splits)
+
+
+# --- shanten ---------------------------------------------------------------------------------
+# Exact definition: the fewest draws that complete the hand, each draw replacing a tile that is
+# not kept, never using a fifth copy of a tile, minus one (so -1 = complete, 0 = ready).
+# Draws = (3 × sets needed + 2) - (most hand tiles that fit one complete target). Per suit we
+# store K[m][p]: the most of that suit's tiles a target of m sets and p pairs (p = 0/1) in that
+# suit can keep. Suits combine by max-plus convolution; every (K, pair count, tiles) triple is
+# interned as a small int "class" so combining two classes is itself a cached table lookup.
+
+_NO = -99  # an unreachable entry
+
+
+def _kept_table(v: tuple[int, ...]) -> tuple[int, ...]:
+    """K[m * 2 + p] for m = 0..4 sets and p = 0..1 pairs, by a DP over ranks.
+
+    State: (runs started two ranks back, runs started one rank back, sets so far, pair so far),
+    each with the most hand tiles kept; the target's count at every rank is capped at four copies.
+    """
+    states: dict[tuple[int, int, int, int], int] = {(0, 0, 0, 0): 0}
+    for i in range(9):
+        vi = v[i]
+        ahead = vi + (v[i + 1] if i < 8 else 0) + (v[i + 2] if i < 7 else 0)
+        new: dict[tuple[int, int, int, int], int] = {}
+        for (x, y, m, p), kept in states.items():
+            open_runs = x + y
+            max_runs = min(COPIES - open_runs, SETS_NEEDED - m) if i <= 6 and ahead else 0
+            for r in range(max_runs + 1):
+                for pung in (0, 1) if vi and m + r < SETS_NEEDED else (0,):
+                    for pair in (0, 1) if vi and not p else (0,):
+                        target = open_runs + r + 3 * pung + 2 * pair
+                        if target > COPIES:
+                            continue
+                        state = (y, r, m + r + pung, p + pair)
+                        value = kept + (vi if vi < target else target)
+                        if new.get(state, -1) < value:
+                            new[state] = value
+        states = new
+    table = [_NO] * 10
+    for (_, _, m, p), kept in states.items():
+        table[2 * m + p] = max(table[2 * m + p], kept)
+    # Groups that keep nothing can be placed anywhere (a suit target of at most 14 tiles always
+    # leaves room), so K is the best over at most m sets and at most p pairs.
+    for m in range(5):
+        for p in range(2):
+            best = table[2 * m + p]
+            if m:
+                best = max(best, table[2 * (m - 1) + p])
+            if p:
+                best = max(best, table[2 * m])
+            table[2 * m + p] = best
+    return tuple(table)
+
+
+_CLASS_ID: dict[tuple[tuple[int, ...], int, int], int] = {}
+_CLASSES: list[tuple[tuple[int, ...], int, int]] = []
+
+
+def _intern(cls: tuple[tuple[int, ...], int, int]) -> int:
+    cid = _CLASS_ID.get(cls)
+    if cid is None:
+        cid = _CLASS_ID[cls] = len(_CLASSES)
+        _CLASSES.append(cls)
+    return cid
+
+
+def _suit_class(key: object) -> int:
+    v = _suit_vector(key)  # type: ignore[arg-type]
+    return _intern((_kept_table(v), sum(c // 2 for c in v), sum(v)))
+
+
+_SUIT_CLASS = _LazyTable(_suit_class)
+_SHIFT = 24  # class ids stay far below 2**24
+
+
+def _combine(key: object) -> int:
+    a, b = _CLASSES[key >> _SHIFT], _CLASSES[key & ((1 << _SHIFT) - 1)]  # type: ignore[operator]
+    ka, kb = a[0], b[0]
+    table = []
+    for m in range(5):
+        for p in range(2):
+            best = _NO
+            for ma in range(m + 1):
+                for pa in range(p + 1):
+                    value = ka[2 * ma + pa] + kb[2 * (m - ma) + p - pa]
+                    if value > best:
+                        best = value
+            table.append(best)
+    return _intern((tuple(table), a[1] + b[1], a[2] + b[2]))
+
+
+_COMBINED = _LazyTable(_combine)
+
+
+def _shanten_row(cid: object) -> tuple[int | None, ...]:
+    """Shanten by meld count 0..4 for a whole-hand class; None where the tile count is wrong."""
+    kept, pairs, n = _CLASSES[cid]  # type: ignore[index]
+    row: list[int | None] = []
+    for k in range(SETS_NEEDED + 1):
+        need = SETS_NEEDED - k
+        if n > 3 * need + 2:
+            row.append(None)
+            continue
+        draws = 3 * need + 2 - kept[2 * need + 1]
+        if k == 0:
+            singles = n - 2 * pairs
+            draws = min(draws, 7 - pairs + max(0, 7 - pairs - singles))
+        row.append(draws - 1)
+    return tuple(row)
+
+
+_SHANTEN_ROW = _LazyTable(_shanten_row)
+
+
+def _hand_class(b: bytes) -> int:
+    return _COMBINED[
+        (_COMBINED[(_SUIT_CLASS[b[:9]] << _SHIFT) | _SUIT_CLASS[b[9:18]]] << _SHIFT) | _SUIT_CLASS[b[18:]]
+    ]
+
+
+def shanten(counts: Sequence[int], meld_count: int = 0) -> int:
+    """Distance to a win (向听): -1 complete, 0 ready (听牌), n = n more useful draws to be ready.
+
+    The lower of the standard form and, with no melds, seven pairs. Exact, never counting a fifth
+    copy of a tile held in the hand. Concealed tiles: at most 14 - 3 × meld_count; fewer than
+    13 - 3 × meld_count means the missing tiles are dead weight still to be replaced. The two-suit
+    rule is not counted (a caller weighs its void suit itself).
+
+    >>> from engine.tiles import counts_of, parse_tiles
+    >>> shanten(counts_of(parse_tiles("1111m234p567p789p")))  # waits on a fifth 1m: not ready
+    1
+    >>> shanten(counts_of(parse_tiles("1122m")), meld_count=3)
+    0
+    """
+    if not 0 <= meld_count <= SETS_NEEDED:
+        raise ValueError(f"meld_count must be 0..{SETS_NEEDED}, got {meld_count}")
+    value = _SHANTEN_ROW[_hand_class(_pack(counts))][meld_count]
+    if value is None:
+        limit = 14 - 3 * meld_count
+        raise ValueError(f"with {meld_count} melds a hand holds at most {limit} concealed tiles")
+    return value
+
+
+def effective_tiles(counts: Sequence[int], meld_count: int = 0) -> list[Tile]:
+    """Draws that lower the shanten of a hand waiting to draw (有效牌), excluding tiles held four times.
+
+    >>> from engine.tiles import counts_of, parse_tiles, tile_name
+    >>> [tile_name(t) for t in effective_tiles(counts_of(parse_tiles("123m456m789m1p4p55p")))]
+    ['1p', '2p', '3p', '4p', '5p', '6p']
+    """
+    base = shanten(counts, meld_count)
+    b = _pack(counts)
+    if sum(b) > 13 - 3 * meld_count:
+        raise ValueError(
+            f"effective tiles are for a hand waiting to draw: at most {13 - 3 * meld_count} "
+            f"concealed tiles with {meld_count} melds"
+        )
+    keys = [b[:9], b[9:18], b[18:]]
+    classes = [_SUIT_CLASS[k] for k in keys]
+    out = []
+    for s in range(3):
+        key = keys[s]
+        for r in range(9):
+            if key[r] >= COPIES:
+                continue
+            drawn = _SUIT_CLASS[key[:r] + bytes((key[r] + 1,)) + key[r + 1 :]]
+            c = classes.copy()
+            c[s] = drawn
+            cid = _COMBINED[(_COMBINED[(c[0] << _SHIFT) | c[1]] << _SHIFT) | c[2]]
+            if _SHANTEN_ROW[cid][meld_count] < base:  # type: ignore[operator]
+                out.append(9 * s + r)
+    return out
+
+
+# --- waits -----------------------------------------------------------------------------------
+
+
+def _suit_waits(key: object) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Ranks that make this suit split into sets (first) or into sets and a pair (second)."""
+    v = list(_suit_vector(key))  # type: ignore[arg-type]
+    n = sum(v) + 1
+    as_sets, with_pair = [], []
+    for r in range(9):
+        if v[r] >= COPIES:
+            continue
+        v[r] += 1
+        if n % 3 == 0 and _splits(tuple(v), False):
+            as_sets.append(r)
+        elif n % 3 == 2 and _splits(tuple(v), True):
+            with_pair.append(r)
+        v[r] -= 1
+    return tuple(as_sets), tuple(with_pair)
+
+
+_SUIT_WAITS = _LazyTable(_suit_waits)
+
+
+def waits(counts: Sequence[int], melds: Sequence[Meld] = ()) -> list[Tile]:
+    """Tiles that would complete this hand one tile short (下叫), in tile order.
+
+    A tile of which the hand (concealed and melds) already holds four cannot come and is left out;
+    a tile that would bring a third suit is no win.
+
+    >>> from engine.tiles import counts_of, parse_tiles, tile_name
+    >>> [tile_name(t) for t in waits(counts_of(parse_tiles("1112345678999m")))]
+    ['1m', '2m', '3m', '4m', '5m', '6m', '7m', '8m', '9m']
+    """
+    k = len(melds)
+    if k > SETS_NEEDED:
+        raise ValueError(f"a hand has at most {SETS_NEEDED} melds, got {k}")
+    b = _pack(counts)
+    keys = (b[:9], b[9:18], b[18:])
+    codes = [_WIN_CODE[key] for key in keys]
+    if sum(codes) >> 8 != 13 - 3 * k:
+        raise ValueError(f"waits are for a hand one tile short: {13 - 3 * k} concealed tiles with {k} melds")
+    found: set[Tile] = set()
+    for s in range(3):
+        others = [codes[o] for o in range(3) if o != s]
+        if any(c & _BAD for c in others):
+            continue
+        pairs = sum(c & _PAIR for c in others)
+        if pairs <= 1:
+            found.update(9 * s + r for r in _SUIT_WAITS[keys[s]][pairs == 0])
+    if not k:
+        pairs = sum(c // 2 for c in b)
+        if pairs == 6:
+            found.update(t for t in range(27) if b[t] & 1)
+    if not found:
+        return []
+    held = list(b)
+    suits = {s for s in range(3) if codes[s] & _PRESENT}
+    for m in melds:
+        held[m.tile] += m.size
+        suits.add(m.tile // 9)
+    return [t for t in sorted(found) if held[t] < COPIES and len(suits | {t // 9}) <= 2]
