@@ -1,0 +1,129 @@
+"""The tile recogniser end to end: real photos from the training half of the shared data set,
+bad input, and the shipped models loading on their own."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from cli.main import main
+from vision import VisionError, recognize
+from vision.classes import NOT_SUITED, class_of_notation
+from vision.image import MAX_BYTES, decode_image
+
+ROOT = Path(__file__).resolve().parent.parent
+VALID = ROOT.parent / "shared" / "vision" / "cmd" / "valid"
+HAND_PHOTOS = [
+    "hand_005_jpg.rf.7680109833876854a1306dfb939cbb6d",
+    "387471954_1282573685761619_5566297790876962704_n_jpg.rf.61df2c6c4333ba21361dc38ef7fbcafe",
+]
+
+
+def labelled_tiles(stem: str) -> list[int]:
+    mapping = json.loads((VALID.parent / "classes.json").read_text())["tile_by_class_id"]
+    lines = (VALID / "labels" / f"{stem}.txt").read_text().split("\n")
+    classes = [class_of_notation(mapping[line.split()[0]]) for line in lines if line.strip()]
+    return [c for c in classes if c != NOT_SUITED]
+
+
+def png_bytes(image: Image.Image) -> bytes:
+    buffer = io.BytesIO()
+    image.save(buffer, "PNG")
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize("stem", HAND_PHOTOS)
+def test_reads_a_hand_row_photo(stem: str) -> None:
+    result = recognize((VALID / "images" / f"{stem}.jpg").read_bytes())
+    expected = Counter(labelled_tiles(stem))
+    recognised = Counter(result.tile_list)
+    assert sum((expected & recognised).values()) >= 0.85 * sum(expected.values())
+    assert len(result.tiles) <= len(expected) + 2
+    assert all(0.0 <= c <= 1.0 for c in result.confidences)
+    assert all(
+        0 <= t.box[0] < t.box[2] <= result.width and 0 <= t.box[1] < t.box[3] <= result.height
+        for t in result.tiles
+    )
+    lefts = [t.box[0] for t in result.tiles if t.row == 0]
+    assert lefts == sorted(lefts)
+
+
+def test_rejects_bytes_that_are_not_an_image() -> None:
+    with pytest.raises(VisionError) as error:
+        recognize(b"this is not a photo")
+    assert error.value.code == "not_an_image"
+    with pytest.raises(VisionError) as error:
+        recognize(b"")
+    assert error.value.code == "not_an_image"
+
+
+def test_rejects_a_huge_file_before_decoding() -> None:
+    with pytest.raises(VisionError) as error:
+        recognize(b"\xff\xd8" + bytes(MAX_BYTES))
+    assert error.value.code == "too_large"
+
+
+def test_rejects_too_many_pixels_without_decoding_them() -> None:
+    data = png_bytes(Image.new("1", (9000, 6000)))
+    assert len(data) < MAX_BYTES
+    with pytest.raises(VisionError) as error:
+        recognize(data)
+    assert error.value.code == "too_many_pixels"
+
+
+def test_a_photo_without_tiles_is_a_clear_error() -> None:
+    rng = np.random.default_rng(0)
+    table = np.clip(rng.normal((40, 110, 60), 6, (480, 640, 3)), 0, 255).astype(np.uint8)
+    with pytest.raises(VisionError) as error:
+        recognize(png_bytes(Image.fromarray(table)))
+    assert error.value.code == "no_tiles"
+
+
+def test_exif_orientation_is_applied() -> None:
+    buffer = io.BytesIO()
+    exif = Image.Exif()
+    exif[0x0112] = 6  # the camera was turned: show rotated 90 degrees clockwise
+    Image.new("RGB", (40, 20)).save(buffer, "JPEG", exif=exif)
+    assert decode_image(buffer.getvalue()).shape == (40, 20, 3)
+
+
+def test_cli_prints_json(capsys: pytest.CaptureFixture[str]) -> None:
+    photo = VALID / "images" / f"{HAND_PHOTOS[0]}.jpg"
+    assert main(["recognize", str(photo), "--json"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert printed["ok"] is True
+    assert len(printed["tiles"]) == len(printed["confidence"]) > 0
+
+
+def test_cli_errors_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "notes.jpg"
+    bad.write_text("hello")
+    assert main(["recognize", str(bad), "--json"]) == 2
+    assert json.loads(capsys.readouterr().out)["error"] == "not_an_image"
+    assert main(["recognize", str(tmp_path / "missing.jpg"), "--json"]) == 2
+    assert json.loads(capsys.readouterr().out)["error"] == "not_found"
+
+
+def test_models_load_without_the_shared_folder(tmp_path: Path) -> None:
+    """The installed package carries its models: run from elsewhere with only the project on the path."""
+    code = (
+        "import sys; sys.path.insert(0, sys.argv[1]); from vision.recognize import _sessions; "
+        "d, c = _sessions(); print(d.get_inputs()[0].shape, c.get_outputs()[0].shape)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(ROOT)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    assert "320" in done.stdout

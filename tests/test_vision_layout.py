@@ -1,0 +1,41 @@
+"""Reading order of tile boxes: rows at an angle, two rows, a column."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from vision.layout import reading_order
+
+
+def row_of_boxes(count: int, angle_degrees: float, origin=(100.0, 300.0), size=(30.0, 42.0)) -> np.ndarray:
+    angle = np.radians(angle_degrees)
+    step = np.array([np.cos(angle), np.sin(angle)]) * size[0] * 1.05
+    centres = np.array(origin) + np.arange(count)[:, None] * step
+    half = np.array(size) / 2
+    return np.hstack([centres - half, centres + half])
+
+
+def test_tilted_row_reads_from_its_left_end() -> None:
+    for angle in (-30.0, -10.0, 0.0, 15.0, 35.0):
+        boxes = row_of_boxes(14, angle)
+        shuffled = np.random.default_rng(1).permutation(14)
+        order = reading_order(boxes[shuffled])
+        assert [int(shuffled[i]) for i, _ in order] == list(range(14))
+        assert {row for _, row in order} == {0}
+
+
+def test_two_rows_top_row_first() -> None:
+    top = row_of_boxes(5, 0.0, origin=(100.0, 100.0))
+    bottom = row_of_boxes(9, 0.0, origin=(100.0, 150.0))
+    order = reading_order(np.vstack([bottom, top]))
+    assert [i for i, _ in order] == [9, 10, 11, 12, 13, 0, 1, 2, 3, 4, 5, 6, 7, 8]
+    assert [row for _, row in order] == [0] * 5 + [1] * 9
+
+
+def test_column_reads_top_to_bottom() -> None:
+    boxes = row_of_boxes(6, 90.0, size=(42.0, 30.0))
+    assert [i for i, _ in reading_order(boxes[::-1])] == [5, 4, 3, 2, 1, 0]
+
+
+def test_empty() -> None:
+    assert reading_order(np.zeros((0, 4))) == []

@@ -1,0 +1,45 @@
+"""Turning untrusted bytes into RGB pixels, with limits checked before any large allocation.
+
+Phone photos carry their orientation in EXIF; it is applied here so that "left to right" means
+what the player saw when taking the picture.
+"""
+
+from __future__ import annotations
+
+import io
+import warnings
+
+import numpy as np
+from PIL import Image, ImageOps, UnidentifiedImageError
+
+from vision.errors import VisionError
+
+MAX_BYTES = 20 * 1024 * 1024
+MAX_PIXELS = 40_000_000
+
+
+def decode_image(data: bytes) -> np.ndarray:
+    """Decode photo bytes to an H x W x 3 uint8 array, or raise VisionError."""
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise VisionError("not_an_image", f"expected the bytes of a photo, got {type(data).__name__}")
+    if len(data) > MAX_BYTES:
+        raise VisionError("too_large", f"the file has {len(data)} bytes; the limit is {MAX_BYTES}")
+    if len(data) == 0:
+        raise VisionError("not_an_image", "the file is empty")
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", Image.DecompressionBombWarning)
+            image = Image.open(io.BytesIO(bytes(data)))
+            width, height = image.size
+            if width * height > MAX_PIXELS:
+                raise VisionError(
+                    "too_many_pixels", f"the photo is {width}x{height}; the limit is {MAX_PIXELS} pixels"
+                )
+            image = ImageOps.exif_transpose(image).convert("RGB")
+            return np.asarray(image)
+    except VisionError:
+        raise
+    except (Image.DecompressionBombError, Image.DecompressionBombWarning) as exc:
+        raise VisionError("too_many_pixels", f"the photo is too large to decode safely: {exc}") from None
+    except (UnidentifiedImageError, OSError, SyntaxError, ValueError) as exc:
+        raise VisionError("not_an_image", f"the file is not a readable image: {exc}") from None

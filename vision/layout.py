@@ -1,0 +1,56 @@
+"""Reading order of the tiles found in a photo: rows top to bottom, each row left to right.
+
+A hand row is often photographed at an angle, so rows are not horizontal in the picture. The
+direction of the rows is taken from each tile's nearest neighbour (in a row, the nearest
+neighbour of a tile is the next tile in that row, because tiles are narrower than tall); the
+centres are turned so that the rows run horizontally, then cut into rows where the vertical gap
+between consecutive centres is large. A row that runs straight down the picture (a phone held
+sideways without orientation data) is read top to bottom.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+ROW_GAP = 0.5  # a new row starts when centres jump by this fraction of a tile's short side
+
+
+def row_angle(centres: np.ndarray) -> float:
+    """The direction of the rows in radians, in (-pi/2, pi/2], from nearest-neighbour vectors."""
+    if len(centres) < 2:
+        return 0.0
+    distances = np.linalg.norm(centres[:, None] - centres[None, :], axis=2)
+    np.fill_diagonal(distances, np.inf)
+    vectors = centres[distances.argmin(axis=1)] - centres
+    doubled = 2 * np.arctan2(vectors[:, 1], vectors[:, 0])
+    angle = np.arctan2(np.sin(doubled).sum(), np.cos(doubled).sum()) / 2
+    return float(angle + np.pi if angle <= -np.pi / 2 else angle)
+
+
+def reading_order(boxes: np.ndarray) -> list[tuple[int, int]]:
+    """(box index, row number) pairs in reading order for N x 4 boxes (x0 y0 x1 y1).
+
+    >>> boxes = np.array([[20, 0, 30, 14], [0, 0, 10, 14], [0, 20, 10, 34], [10, 1, 20, 15]], float)
+    >>> reading_order(boxes)
+    [(1, 0), (3, 0), (0, 0), (2, 1)]
+    """
+    if len(boxes) == 0:
+        return []
+    centres = np.stack([(boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2], axis=1)
+    angle = row_angle(centres)
+    cos, sin = np.cos(-angle), np.sin(-angle)
+    along = centres[:, 0] * cos - centres[:, 1] * sin
+    across = centres[:, 0] * sin + centres[:, 1] * cos
+    short_side = float(np.median(np.minimum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])))
+    by_across = np.argsort(across, kind="stable")
+    rows: list[list[int]] = [[int(by_across[0])]]
+    for index in by_across[1:]:
+        row_mean = float(np.mean(across[rows[-1]]))
+        if across[index] - row_mean > ROW_GAP * max(short_side, 1e-6):
+            rows.append([])
+        rows[-1].append(int(index))
+    return [
+        (index, row_number)
+        for row_number, row in enumerate(rows)
+        for index in sorted(row, key=lambda i: along[i])
+    ]

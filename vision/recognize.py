@@ -1,0 +1,123 @@
+"""Photo bytes in, the suited tiles of the hand out, in reading order with a confidence each.
+
+The two ONNX models ship in ``vision/models`` and are loaded once per process, on first use.
+They run on one thread: a photo takes well under a second, and the bot serves many chats on a
+small machine where parallelism across requests matters more than within one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+from PIL import Image
+
+from engine.tiles import Tile, tile_name
+from vision.classes import NOT_SUITED
+from vision.classifier import classify, crop_tile
+from vision.detector import detect
+from vision.errors import VisionError
+from vision.image import decode_image
+from vision.layout import reading_order
+
+MODELS = Path(__file__).resolve().parent / "models"
+LOW_CONFIDENCE = 0.8
+
+
+@dataclass(frozen=True)
+class RecognizedTile:
+    """One suited tile found: what it is, how sure the classifier is, where it is, which row."""
+
+    tile: Tile
+    confidence: float
+    box: tuple[float, float, float, float]  # x0, y0, x1, y1 in the photo's pixels (after EXIF turn)
+    row: int
+
+    @property
+    def low_confidence(self) -> bool:
+        return self.confidence < LOW_CONFIDENCE
+
+
+@dataclass(frozen=True)
+class Recognition:
+    """The suited tiles of a photo in reading order; ``ignored`` counts other tiles seen (winds...)."""
+
+    tiles: tuple[RecognizedTile, ...]
+    ignored: int
+    width: int
+    height: int
+
+    @property
+    def tile_list(self) -> list[Tile]:
+        return [t.tile for t in self.tiles]
+
+    @property
+    def names(self) -> list[str]:
+        return [tile_name(t.tile) for t in self.tiles]
+
+    @property
+    def confidences(self) -> list[float]:
+        return [t.confidence for t in self.tiles]
+
+    def to_dict(self) -> dict:
+        return {
+            "tiles": self.names,
+            "confidence": [round(c, 3) for c in self.confidences],
+            "boxes": [[round(v, 1) for v in t.box] for t in self.tiles],
+            "rows": [t.row for t in self.tiles],
+            "ignored": self.ignored,
+        }
+
+
+@lru_cache(maxsize=1)
+def _sessions() -> tuple[object, object]:
+    """The detector and classifier sessions (onnxruntime is imported here, on first use only)."""
+    import onnxruntime
+
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = 1
+    options.inter_op_num_threads = 1
+    providers = ["CPUExecutionProvider"]
+    detector = onnxruntime.InferenceSession(str(MODELS / "detector.onnx"), options, providers=providers)
+    classifier = onnxruntime.InferenceSession(str(MODELS / "classifier.onnx"), options, providers=providers)
+    return detector, classifier
+
+
+def recognize_pixels(image: np.ndarray) -> Recognition:
+    """Recognise the tiles in an H x W x 3 uint8 RGB array (see ``recognize``)."""
+    detector, classifier = _sessions()
+    height, width = image.shape[:2]
+    found = detect(detector, image)
+    if len(found.boxes) == 0:
+        raise VisionError("no_tiles", "no mahjong tiles were found in the photo")
+    photo = Image.fromarray(image)
+    crops = np.stack([crop_tile(photo, box) for box in found.boxes])
+    probabilities = classify(classifier, crops)
+    classes = probabilities.argmax(axis=1)
+    suited = np.nonzero(classes != NOT_SUITED)[0]
+    if len(suited) == 0:
+        raise VisionError(
+            "no_tiles", f"{len(found.boxes)} tiles were found but none is a suited tile (万, 筒 or 条)"
+        )
+    boxes = found.boxes[suited]
+    tiles = tuple(
+        RecognizedTile(
+            tile=int(classes[suited[i]]),
+            confidence=float(probabilities[suited[i], classes[suited[i]]]),
+            box=tuple(float(v) for v in boxes[i]),
+            row=row,
+        )
+        for i, row in reading_order(boxes)
+    )
+    return Recognition(tiles, ignored=len(found.boxes) - len(suited), width=width, height=height)
+
+
+def recognize(image_bytes: bytes) -> Recognition:
+    """Recognise the suited tiles in a photo (JPEG, PNG, WebP... as bytes).
+
+    Raises VisionError with code ``not_an_image``, ``too_large``, ``too_many_pixels`` or
+    ``no_tiles``. Nothing of the photo is kept after the call returns.
+    """
+    return recognize_pixels(decode_image(image_bytes))
