@@ -1,0 +1,74 @@
+"""Rows of tiles — concealed tiles, melds, discards — shared by the hand, table and cards.
+
+Each image decides where a row goes; this module only knows how wide a row is and how
+to paste it, so that a pung looks the same in a player's hand, on the table and on a
+result card.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from PIL import Image
+
+from engine.tiles import Meld, MeldKind, Tile
+from rendering.tiles import TileStyle, render_tile
+
+# Spacing as shares of the tile width, so that every size looks alike.
+TILE_GAP = 0.04
+GROUP_GAP = 0.32
+
+Slot = tuple[Tile | None, TileStyle]
+
+
+def meld_slots(meld: Meld) -> list[Slot]:
+    """A concealed kong shows its two outer tiles face down, as at a real table."""
+    n = TileStyle.NORMAL
+    if meld.kind is MeldKind.CONCEALED_KONG:
+        return [(None, n), (meld.tile, n), (meld.tile, n), (None, n)]
+    return [(meld.tile, n)] * meld.size
+
+
+def gap(tile_width: int) -> int:
+    return max(1, round(tile_width * TILE_GAP))
+
+
+def group_gap(tile_width: int) -> int:
+    return max(4, round(tile_width * GROUP_GAP))
+
+
+def row_width(count: int, tile_width: int) -> int:
+    return 0 if count == 0 else count * tile_width + (count - 1) * gap(tile_width)
+
+
+def groups_width(groups: Sequence[Sequence[Slot]], tile_width: int) -> int:
+    present = [g for g in groups if g]
+    if not present:
+        return 0
+    return sum(row_width(len(g), tile_width) for g in present) + (len(present) - 1) * group_gap(tile_width)
+
+
+def paste_row(canvas: Image.Image, slots: Iterable[Slot], x: float, y: float, tile_width: int) -> int:
+    """Paste tiles left to right from (x, y); returns the x just past the last tile."""
+    x, y = round(x), round(y)
+    step = tile_width + gap(tile_width)
+    end = x
+    for tile, style in slots:
+        sprite = render_tile(tile, tile_width, style)
+        canvas.paste(sprite, (x, y), sprite)
+        end = x + tile_width
+        x += step
+    return end
+
+
+def paste_groups(
+    canvas: Image.Image, groups: Sequence[Sequence[Slot]], x: float, y: float, tile_width: int
+) -> float:
+    """Paste several rows separated by a group gap (melds); returns the x past the last one."""
+    end = x
+    for group in groups:
+        if not group:
+            continue
+        end = paste_row(canvas, group, x, y, tile_width)
+        x = end + group_gap(tile_width)
+    return end
