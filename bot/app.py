@@ -1,0 +1,133 @@
+"""The one place that builds the bot's ``Application``.
+
+Features (``bot.feature.Feature``) come from the modules in ``FEATURE_MODULES``; to add one, write
+a module with ``FEATURE = Feature(...)`` and add its name here. Start-up (``post_init``) opens
+storage, publishes the commands in Chinese (the default) and English, then runs each feature's
+``on_start``; ``post_stop`` runs ``on_stop`` in reverse order and ``post_shutdown`` closes storage.
+Tests build the same Application with ``api_url`` pointing at the fake Bot API server.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+from collections.abc import Iterable, Sequence
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from telegram import (
+    BotCommand,
+    BotCommandScope,
+    BotCommandScopeAllGroupChats,
+    BotCommandScopeAllPrivateChats,
+    Update,
+)
+from telegram.ext import Application, ApplicationBuilder, BaseRateLimiter, CallbackQueryHandler, Defaults
+
+from bot.feature import AnyApplication, Context, Feature
+from bot.i18n import DEFAULT_LANGUAGE, LANGUAGES, translator
+from bot.ratelimit import TelegramRateLimiter
+from bot.services import SERVICES_KEY, Services, services, texts_for
+from bot.settings import Settings
+from storage import open_storage
+
+log = logging.getLogger(__name__)
+
+FEATURE_MODULES: tuple[str, ...] = (
+    "bot.handlers_basic",
+)
+
+
+def load_features(names: Iterable[str] = FEATURE_MODULES) -> tuple[Feature, ...]:
+    """The ``FEATURE`` of each named module, in order."""
+    return tuple(importlib.import_module(name).FEATURE for name in names)
+
+
+def build_application(
+    settings: Settings,
+    *,
+    features: Sequence[Feature] | None = None,
+    rate_limiter: BaseRateLimiter[Any] | None = None,
+) -> AnyApplication:
+    """A ready-to-run Application: handlers registered, hooks set, nothing opened yet.
+
+    ``features`` defaults to ``load_features()``; ``rate_limiter`` to Telegram's limits with
+    retries (``TelegramRateLimiter``).
+    """
+    chosen = tuple(features) if features is not None else load_features()
+    app = (
+        ApplicationBuilder()
+        .token(settings.token)
+        .base_url(settings.api_url)
+        .base_file_url(settings.file_url)
+        .defaults(Defaults(tzinfo=ZoneInfo(settings.tz)))
+        .rate_limiter(rate_limiter if rate_limiter is not None else TelegramRateLimiter())
+        .post_init(_post_init)
+        .post_stop(_post_stop)
+        .post_shutdown(_post_shutdown)
+        .build()
+    )
+    app.bot_data[SERVICES_KEY] = Services(settings, chosen)
+    for feature in chosen:
+        for handler in feature.handlers():
+            app.add_handler(handler)
+    # Last in group 0: a press no feature claimed still gets an answer.
+    app.add_handler(CallbackQueryHandler(_unclaimed_press))
+    app.add_error_handler(_log_error)
+    return app
+
+
+def bot_commands(features: Sequence[Feature], language: str, *, group: bool) -> list[BotCommand]:
+    """The command menu of private chats or of groups, in ``language``."""
+    texts = translator(language)
+    return [
+        BotCommand(c.name, texts.t(c.description))
+        for f in features
+        for c in f.commands
+        if (c.group if group else c.private)
+    ]
+
+
+async def publish_commands(app: AnyApplication) -> None:
+    """``set_my_commands`` for private chats and groups, Chinese by default and English for en."""
+    features = services(app).features
+    scopes: tuple[tuple[BotCommandScope, bool], ...] = (
+        (BotCommandScopeAllPrivateChats(), False),
+        (BotCommandScopeAllGroupChats(), True),
+    )
+    for language in LANGUAGES:
+        code = None if language == DEFAULT_LANGUAGE else language
+        for scope, group in scopes:
+            await app.bot.set_my_commands(bot_commands(features, language, group=group), scope=scope,
+                                          language_code=code)
+
+
+async def _post_init(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
+    found = services(app)
+    found.attach_storage(await open_storage(found.settings.db))
+    await publish_commands(app)
+    for feature in found.features:
+        if feature.on_start is not None:
+            await feature.on_start(app)
+    log.info("@%s started with features: %s", app.bot.username, ", ".join(f.name for f in found.features))
+
+
+async def _post_stop(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
+    for feature in reversed(services(app).features):
+        if feature.on_stop is not None:
+            await feature.on_stop(app)
+
+
+async def _post_shutdown(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
+    await services(app).close_storage()
+
+
+async def _unclaimed_press(update: Update, context: Context) -> None:
+    texts = await texts_for(update, context)
+    assert update.callback_query is not None
+    await update.callback_query.answer(texts.t("This button is no longer active."))
+
+
+async def _log_error(update: object, context: Context) -> None:
+    """Log what a handler raised; the Application keeps serving other updates."""
+    log.error("error while handling %r", update, exc_info=context.error)

@@ -1,0 +1,77 @@
+"""What handlers share at run time: settings, storage, the features, and whose language to speak.
+
+The Application keeps one ``Services`` in ``bot_data``; handlers reach it with
+``services(context)``. Storage is opened when the Application starts and closed when it stops,
+so building an Application (in tests too) touches no file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from telegram import Update
+from telegram.constants import ChatType
+
+from bot.feature import AnyApplication, Context, Feature, PayloadHandler
+from bot.i18n import Translator, supported, translator
+from bot.settings import Settings
+from storage import Storage
+
+SERVICES_KEY = "xuezhan.services"
+
+
+@dataclass
+class Services:
+    settings: Settings
+    features: tuple[Feature, ...]
+    _storage: Storage | None = field(default=None, repr=False)
+
+    @property
+    def storage(self) -> Storage:
+        if self._storage is None:
+            raise RuntimeError("storage is opened when the Application starts (post_init)")
+        return self._storage
+
+    def attach_storage(self, storage: Storage) -> None:
+        self._storage = storage
+
+    async def close_storage(self) -> None:
+        if self._storage is not None:
+            await self._storage.close()
+            self._storage = None
+
+    @property
+    def start_payloads(self) -> dict[str, PayloadHandler]:
+        return {prefix: handler for f in self.features for prefix, handler in f.start_payloads.items()}
+
+
+def services(context: Context | AnyApplication) -> Services:
+    """The Services of the Application a handler (or job) runs in."""
+    bot_data: dict[str, Any] = context.bot_data
+    return bot_data[SERVICES_KEY]
+
+
+async def user_language(context: Context | AnyApplication, user_id: int) -> str:
+    """The language the user chose with /lang, else the bot's default (XUEZHAN_LANG)."""
+    found = services(context)
+    stored = await found.storage.get_user(user_id)
+    return supported(stored.language if stored else None) or found.settings.lang
+
+
+async def chat_language(context: Context | AnyApplication, chat_id: int, chat_type: str) -> str:
+    """A private chat speaks its user's language; a group speaks the language set for it."""
+    if chat_type == ChatType.PRIVATE:
+        return await user_language(context, chat_id)
+    found = services(context)
+    return supported((await found.storage.get_chat(chat_id)).language) or found.settings.lang
+
+
+async def texts_for(update: Update, context: Context) -> Translator:
+    """The translator for a reply to ``update`` in the chat it came from."""
+    if update.effective_chat is not None:
+        chat = update.effective_chat
+        return translator(await chat_language(context, chat.id, chat.type))
+    if update.effective_user is not None:
+        return translator(await user_language(context, update.effective_user.id))
+    return translator(services(context).settings.lang)
