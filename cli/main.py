@@ -1,8 +1,8 @@
 """The ``xuezhan`` command: one entry point, one module per group of sub-commands.
 
 Each module in ``COMMAND_MODULES`` exposes ``register(subparsers)`` and sets ``func`` on
-its parser; ``func(args)`` returns the exit code. Modules are imported lazily by name so
-that ``xuezhan score`` does not pay for importing Telegram or Pillow.
+its parser; ``func(args)`` returns the exit code. Each module keeps its heavy imports
+(Telegram, Pillow, numpy) inside its functions, so ``xuezhan score`` starts fast.
 """
 
 from __future__ import annotations
