@@ -44,7 +44,8 @@ async def test_a_wrong_token_is_unauthorized(telegram: FakeTelegram) -> None:
 
 async def test_sent_text_is_what_the_user_sees(bot: Bot, telegram: FakeTelegram) -> None:
     group = telegram.group("Friends")
-    sent = await bot.send_message(group.id, "<b>东风</b> &amp; 西风", parse_mode="HTML", reply_markup=keyboard("a"))
+    sent = await bot.send_message(group.id, "<b>东风</b> &amp; 西风", parse_mode="HTML",
+                                  reply_markup=keyboard("a"))
     shown = telegram.last_bot_message(group)
     assert sent.text == shown.text == "东风 & 西风"
     assert shown.button("A").callback_data == "a"
@@ -66,9 +67,11 @@ async def test_users_who_never_started_the_bot_cannot_be_written_to(bot: Bot, te
     [
         (lambda bot, chat: bot.send_message(chat, "x" * 4097), "Message is too long"),
         (lambda bot, chat: bot.send_message(chat, "五" * 4096), None),
-        (lambda bot, chat: bot.send_message(chat, "x", reply_markup=keyboard("d" * 65)), "Button_data_invalid"),
+        (lambda bot, chat: bot.send_message(chat, "x", reply_markup=keyboard("d" * 65)),
+         "Button_data_invalid"),
         (lambda bot, chat: bot.send_message(chat, "x", reply_markup=keyboard("d" * 64)), None),
-        (lambda bot, chat: bot.send_photo(chat, png(8, 8), caption="c" * 1025), "Message caption is too long"),
+        (lambda bot, chat: bot.send_photo(chat, png(8, 8), caption="c" * 1025),
+         "Message caption is too long"),
         (lambda bot, chat: bot.send_message(chat, "<b>open", parse_mode="HTML"), "Can't parse entities"),
         (lambda bot, chat: bot.send_message(chat, "<div>x</div>", parse_mode="HTML"), "Can't parse entities"),
         (lambda bot, chat: bot.send_message(-42, "nobody here"), "Chat not found"),
@@ -93,7 +96,8 @@ async def test_an_edit_that_changes_nothing_is_refused(bot: Bot, telegram: FakeT
         await bot.edit_message_text("seat 1", chat_id=group.id, message_id=sent.message_id,
                                     reply_markup=keyboard("join"))
     await bot.edit_message_text("seat 1", chat_id=group.id, message_id=sent.message_id)  # keyboard removed
-    await bot.edit_message_reply_markup(chat_id=group.id, message_id=sent.message_id, reply_markup=keyboard("x"))
+    await bot.edit_message_reply_markup(chat_id=group.id, message_id=sent.message_id,
+                                        reply_markup=keyboard("x"))
     shown = telegram.last_bot_message(group)
     assert shown.edit_count == 2 and [b.callback_data for b in shown.buttons] == ["x"]
     assert [v.keyboard != () for v in shown.versions] == [True, False, True]
@@ -117,7 +121,7 @@ async def test_photos_upload_by_multipart_and_are_reused_by_file_id(bot: Bot, te
                                  message_id=again.message_id)
     shown = telegram.last_bot_message(group)
     assert shown.photo == png(50, 20, "blue") and shown.caption == "new"
-    assert [v.photo_file_id for v in shown.versions][0] == size.file_id  # history keeps the old picture
+    assert shown.versions[0].photo_file_id == size.file_id  # history keeps the old picture
     await bot.edit_message_caption(chat_id=group.id, message_id=again.message_id, caption="newer")
     assert telegram.last_bot_message(group).caption == "newer"
     with pytest.raises(BadRequest, match="no text in the message"):
