@@ -146,6 +146,10 @@ class Storage(Protocol):
 
     async def get_hand(self, hand_id: int) -> Hand: ...
 
+    async def table_hands(self, table_id: int) -> list[Hand]:
+        """Every hand dealt at the table, in order (for the end-of-session summary)."""
+        ...
+
     async def hand_actions(self, hand_id: int) -> list[LoggedAction]: ...
 
     async def unfinished_hands(self) -> list[UnfinishedHand]:

@@ -197,6 +197,7 @@ class LedgerEntry:
     amount: int
     reason: str
     hand_id: int | None = None
+    hand_seq: int | None = None  # the action that caused it; None for a void's reversal
     record_id: int | None = None
 
 

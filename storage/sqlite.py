@@ -525,6 +525,12 @@ class SqliteStorage:
         async with self._tx() as db:
             return await self._hand(db, hand_id)
 
+    async def table_hands(self, table_id: int) -> list[Hand]:
+        async with self._tx() as db:
+            await self._table(db, table_id)
+            rows = await self._all(db, "SELECT id FROM hands WHERE table_id = ? ORDER BY number", (table_id,))
+            return [await self._hand(db, row[0]) for row in rows]
+
     async def _actions(self, db: aiosqlite.Connection, hand_id: int) -> list[LoggedAction]:
         rows = await self._all(
             db, "SELECT seq, action, at FROM actions WHERE hand_id = ? ORDER BY seq", (hand_id,)
@@ -840,7 +846,7 @@ class SqliteStorage:
             rows = await self._all(
                 db,
                 "SELECT l.id, l.chat_id, l.at, l.payer, a.name, l.payee, b.name, l.amount, l.reason, "
-                "l.hand_id, l.record_id FROM ledger l JOIN players a ON a.id = l.payer "
+                "l.hand_id, l.hand_seq, l.record_id FROM ledger l JOIN players a ON a.id = l.payer "
                 "JOIN players b ON b.id = l.payee WHERE l.chat_id = ? ORDER BY l.id",
                 (chat_id,),
             )

@@ -1,0 +1,317 @@
+"""A process that plays hands against a real database file until it is killed (``kill -9``).
+
+Run as ``python tests/crash_worker.py DB SEED [TABLES]``. It does what the bot does on
+start-up and in play: resume every unfinished hand by replaying its log, retry the last
+logged action once (as a retried Telegram update would), then play hands on several tables
+at once from one event loop, book scorekeeping records and undo some, void a hand now and
+then. It prints ``ready`` after its first write so the test knows it is inside the loop.
+
+:func:`check_database` is what the crash test runs after every kill; the hand model is
+:class:`SimHand`, a deterministic stand-in referee whose transfers depend on the whole log
+so far, so a replay proves the log is a legal prefix and the ledger matches it exactly.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import random
+import select
+import signal
+import subprocess
+import sys
+import time
+import zlib
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from typing import Any
+
+ROOT = __file__.rsplit("/tests/", 1)[0]
+if ROOT not in sys.path:  # run as a script: make the project importable
+    sys.path.insert(0, ROOT)
+
+from storage import (  # noqa: E402
+    HandStatus,
+    PlayerKind,
+    SeatTransfer,
+    SqliteStorage,
+    open_storage,
+)
+
+CHAT = -424242
+PLAYERS = 6
+KINDS = ("discard", "pung", "kong", "draw")
+
+
+class IllegalAction(AssertionError):
+    """The log holds an action the model would not have produced at that point."""
+
+
+class SimHand:
+    """A deterministic hand: turn order, a fixed length, kongs that pay, a final settlement.
+
+    Every action's transfers are a function of a running CRC of the log, so replaying a
+    log reproduces them exactly, and a log that skips or changes an action is refused.
+    """
+
+    def __init__(self, seed: int, dealer: int) -> None:
+        self.seq = 0
+        self.turn = dealer
+        self.length = 8 + seed % 25
+        self.digest = seed & 0xFFFFFFFF
+        self.finished = False
+
+    def choose(self, rng: random.Random) -> dict[str, Any]:
+        kind = "settle" if self.seq == self.length - 1 else rng.choice(KINDS)
+        return {"seq": self.seq, "seat": self.turn, "kind": kind, "tile": rng.randrange(27)}
+
+    def apply(self, action: dict[str, Any]) -> tuple[list[SeatTransfer], dict[str, Any] | None]:
+        """Check the action is legal here, advance, and return (transfers, result or None)."""
+        if self.finished:
+            raise IllegalAction(f"action {action} after the hand ended")
+        expected_kind = "settle" if self.seq == self.length - 1 else None
+        if action.get("seq") != self.seq or action.get("seat") != self.turn:
+            raise IllegalAction(f"action {action} out of turn (want seq {self.seq}, seat {self.turn})")
+        if (action.get("kind") == "settle") != (expected_kind == "settle") or action.get("kind") not in (
+            *KINDS,
+            "settle",
+        ):
+            raise IllegalAction(f"action {action} is not legal at step {self.seq} of {self.length}")
+        text = json.dumps(action, sort_keys=True)
+        self.digest = zlib.crc32(text.encode(), self.digest)
+        rng = random.Random(self.digest)
+        seat = action["seat"]
+        transfers: list[SeatTransfer] = []
+        result = None
+        if action["kind"] == "kong":
+            transfers = [SeatTransfer(other, seat, 2, "kong") for other in range(4) if other != seat]
+        elif action["kind"] == "settle":
+            for _ in range(rng.randint(1, 6)):
+                payer, payee = rng.sample(range(4), 2)
+                transfers.append(SeatTransfer(payer, payee, rng.randint(1, 32), "win"))
+            result = {"winners": sorted({t.payee for t in transfers})}
+            self.finished = True
+        self.seq += 1
+        self.turn = (self.turn + 1 + action["tile"]) % 4
+        return transfers, result
+
+
+def replay(
+    seed: int, dealer: int, actions: Sequence[dict[str, Any]]
+) -> tuple[SimHand, list[list[SeatTransfer]]]:
+    """Rebuild a hand from its log; raises IllegalAction if the log is not a legal prefix."""
+    hand = SimHand(seed, dealer)
+    booked = [hand.apply(action)[0] for action in actions]
+    return hand, booked
+
+
+async def _setup(store: SqliteStorage, tables: int) -> list[int]:
+    """Players and tables, idempotent so that a kill half-way through is simply resumed."""
+    players = [await store.player_for_user(CHAT, 9000 + i, f"P{i}") for i in range(PLAYERS - 1)]
+    players.append(await store.named_player(CHAT, "电脑", PlayerKind.COMPUTER))
+    open_ids = [t.id for t in await store.open_tables(CHAT)]
+    while len(open_ids) < tables:
+        open_ids.append((await store.create_table(CHAT, None)).id)
+    for index, table_id in enumerate(open_ids[:tables]):
+        table = await store.get_table(table_id)
+        for seat in range(4):
+            if table.seats[seat] is None:
+                await store.set_seat(table_id, seat, players[(index + seat) % PLAYERS].id)
+    return open_ids[:tables]
+
+
+async def _play_table(
+    store: SqliteStorage, table_id: int, rng: random.Random, resume: Any, ready: asyncio.Event
+):
+    while True:
+        if resume is not None:
+            hand = resume.hand
+            logged = [a.action for a in resume.actions]
+            model, _ = replay(hand.seed, hand.dealer, logged)
+            if logged and rng.random() < 0.5:
+                again = await store.append_action(hand.id, len(logged) - 1, logged[-1])
+                assert again.duplicate, "a retried action was written twice"
+            resume = None
+        else:
+            hand = await store.start_hand(
+                table_id, {"preset": "sim"}, seed=rng.randrange(2**31), dealer=rng.randrange(4)
+            )
+            model = SimHand(hand.seed, hand.dealer)
+        while not model.finished:
+            if rng.random() < 0.004:
+                await store.void_hand(hand.id, "abandoned")
+                break
+            action = model.choose(rng)
+            transfers, result = model.apply(action)
+            written = await store.append_action(hand.id, action["seq"], action, transfers, result=result)
+            assert not written.duplicate
+            ready.set()
+
+
+async def _keep_scores(store: SqliteStorage, rng: random.Random) -> None:
+    """A scorekeeping session in the same chat: records and undos, forever."""
+    sessions = await store.open_sessions(CHAT)
+    if sessions:
+        session = sessions[0]
+    else:
+        players = await store.players(CHAT)
+        session = await store.start_session(CHAT, [p.id for p in players[:4]], None)
+    while True:
+        if rng.random() < 0.3:
+            await store.undo_last_record(session.id)
+        else:
+            payer, payee = rng.sample(range(4), 2)
+            await store.add_record(
+                session.id, {"win": payee}, [SeatTransfer(payer, payee, rng.randint(1, 16), "win")]
+            )
+        await asyncio.sleep(0)
+
+
+async def work(path: str, seed: int, tables: int) -> None:
+    rng = random.Random(seed)
+    store = await open_storage(path)
+    table_ids = await _setup(store, tables)
+    unfinished = {u.table.id: u for u in await store.unfinished_hands()}
+    ready = asyncio.Event()
+
+    async def announce() -> None:
+        await ready.wait()
+        print("ready", flush=True)
+
+    await asyncio.gather(
+        announce(),
+        _keep_scores(store, random.Random(rng.random())),
+        *(_play_table(store, t, random.Random(rng.random()), unfinished.get(t), ready) for t in table_ids),
+    )
+
+
+async def check_database(path: str) -> dict[str, int]:
+    """Everything the crash test asserts after a kill; returns counts for the report."""
+    store = await open_storage(path)
+    try:
+        problems = await store.verify()
+        assert problems == [], problems
+        entries = await store.ledger(CHAT)
+        by_hand: dict[int, list[Any]] = defaultdict(list)
+        by_record: dict[int, list[Any]] = defaultdict(list)
+        net: Counter[int] = Counter()
+        for entry in entries:
+            net[entry.payer_id] -= entry.amount
+            net[entry.payee_id] += entry.amount
+            if entry.hand_id is not None:
+                by_hand[entry.hand_id].append(entry)
+            else:
+                by_record[entry.record_id].append(entry)
+        balances = {line.player_id: line.net for line in await store.balances(CHAT)}
+        assert {p: n for p, n in net.items() if n} == {p: n for p, n in balances.items() if n}, (
+            "balances != ledger"
+        )
+        assert sum(balances.values()) == 0
+
+        counts = Counter()
+        tables = {t.id for t in await store.open_tables(CHAT)}
+        for table_id in tables:
+            for hand in await store.table_hands(table_id):
+                _check_hand(hand, await store.hand_actions(hand.id), by_hand.get(hand.id, []))
+                counts[hand.status.value] += 1
+        for session in await store.open_sessions(CHAT):
+            records = {r.id: r for r in await store.session_records(session.id)}
+            for record in records.values():
+                rows = by_record.get(record.id, [])
+                if record.undoes is not None:
+                    original = by_record.get(record.undoes, [])
+                    assert sorted((r.payee_id, r.payer_id, r.amount) for r in original) == sorted(
+                        (r.payer_id, r.payee_id, r.amount) for r in rows
+                    ), f"undo {record.id} does not mirror record {record.undoes}"
+                else:
+                    assert len(rows) == 1, f"record {record.id} half-booked"
+            counts["records"] += len(records)
+        counts["ledger rows"] = len(entries)
+        return dict(counts)
+    finally:
+        await store.close()
+
+
+def _check_hand(hand: Any, logged: Sequence[Any], rows: Sequence[Any]) -> None:
+    assert [a.seq for a in logged] == list(range(len(logged))), f"hand {hand.id}: log is not contiguous"
+    model, expected = replay(hand.seed, hand.dealer, [a.action for a in logged])
+    seat_of = {player: seat for seat, player in enumerate(hand.seats)}
+    booked: dict[int, Counter] = defaultdict(Counter)
+    reversal: Counter = Counter()
+    for row in rows:
+        line = (seat_of[row.payer_id], seat_of[row.payee_id], row.amount)
+        if row.hand_seq is None:
+            reversal[line] += 1
+        else:
+            booked[row.hand_seq][line] += 1
+    for seq, transfers in enumerate(expected):
+        want = Counter((t.payer, t.payee, t.amount) for t in transfers)
+        assert booked.get(seq, Counter()) == want, (
+            f"hand {hand.id} action {seq}: ledger {booked.get(seq)} != {want}"
+        )
+    assert set(booked) <= set(range(len(expected))), (
+        f"hand {hand.id}: chips booked for actions not in the log"
+    )
+    if hand.status is HandStatus.FINISHED:
+        assert model.finished, f"hand {hand.id} finished without its settlement"
+    elif hand.status is HandStatus.PLAYING:
+        assert not model.finished, f"hand {hand.id} settled but still playing"
+        assert not reversal
+    else:
+        restored = Counter({(b, a, n): c for (a, b, n), c in sum(booked.values(), Counter()).items()})
+        assert reversal == restored, f"voided hand {hand.id} not fully restored"
+
+
+def kill_at_random(path: str, seed: int, rng: random.Random) -> str:
+    """Start a worker on ``path`` and SIGKILL it at a random moment; returns where it was hit.
+
+    Half the kills land at a random time after start (possibly during start-up or a
+    migration), half at a random time after the worker reported it is writing.
+    """
+    worker = subprocess.Popen(
+        [sys.executable, __file__, path, str(seed)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "PYTHONHASHSEED": "0"},
+    )
+    try:
+        if rng.random() < 0.5:
+            time.sleep(rng.uniform(0.0, 0.5))
+            moment = "anytime"
+        else:
+            ready, _, _ = select.select([worker.stdout], [], [], 20)
+            assert ready, "worker never started writing"
+            line = worker.stdout.readline()  # type: ignore[union-attr]
+            assert line == b"ready\n", (line, worker.stderr.read())  # type: ignore[union-attr]
+            time.sleep(rng.uniform(0.0, 0.25))
+            moment = "writing"
+        if worker.poll() is not None:
+            raise AssertionError(f"worker died by itself: {worker.stderr.read().decode()}")  # type: ignore[union-attr]
+        worker.send_signal(signal.SIGKILL)
+        worker.wait()
+        return moment
+    finally:
+        if worker.poll() is None:
+            worker.kill()
+            worker.wait()
+        worker.stdout.close()  # type: ignore[union-attr]
+        worker.stderr.close()  # type: ignore[union-attr]
+
+
+async def crash_loop(path: str, kills: int, seed: int = 0) -> Counter:
+    """Kill a worker ``kills`` times, checking the database after every kill."""
+    rng = random.Random(seed)
+    seen: Counter = Counter()
+    for round_number in range(kills):
+        seen[kill_at_random(path, rng.randrange(2**31), rng)] += 1
+        counts = await check_database(path)
+        seen["kills"] = round_number + 1
+        for key, value in counts.items():
+            seen[key] = value
+    return seen
+
+
+if __name__ == "__main__":
+    db, seed = sys.argv[1], int(sys.argv[2])
+    asyncio.run(work(db, seed, int(sys.argv[3]) if len(sys.argv) > 3 else 4))
