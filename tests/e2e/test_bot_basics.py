@@ -1,0 +1,179 @@
+"""The real bot against the fake Telegram: /start, /help, /lang, deep links, and API failures."""
+
+from __future__ import annotations
+
+import time
+
+from fake_telegram import FakeTelegram
+from harness import BotFactory
+from telegram import Update
+
+from bot.app import load_features
+from bot.feature import Context, Feature
+from bot.ratelimit import TelegramRateLimiter
+from bot.services import services
+
+HELP_ZH = "血战机器人在群里开桌"
+HELP_EN = "Xuezhan hosts, referees and scores"
+
+
+async def test_start_in_a_dm_welcomes_the_user_and_makes_them_reachable(
+    telegram: FakeTelegram, start_bot: BotFactory
+) -> None:
+    app = await start_bot()
+    alice = telegram.user("Alice")
+    assert await services(app).storage.get_user(alice.id) is None
+    await alice.start()
+    welcome = await telegram.wait_for_bot_message(alice)
+    assert welcome.text.startswith("欢迎来到血战，Alice！") and "/lang" in welcome.text
+    stored = await services(app).storage.get_user(alice.id)
+    assert stored is not None and stored.started_dm and stored.display_name == "Alice"
+
+
+async def test_a_deep_link_reaches_the_feature_that_registered_its_prefix(
+    telegram: FakeTelegram, start_bot: BotFactory
+) -> None:
+    seen: list[tuple[int, str, bool]] = []
+
+    async def join(update: Update, context: Context, argument: str) -> None:
+        assert update.effective_user is not None and update.effective_message is not None
+        user = await services(context).storage.get_user(update.effective_user.id)
+        seen.append((update.effective_user.id, argument, bool(user and user.started_dm)))
+        await update.effective_message.reply_text(f"seated at table {argument}")
+
+    tables = Feature(name="tables", handlers=list, start_payloads={"join": join})
+    await start_bot(features=(*load_features(), tables))
+    bob = telegram.user("Bob")
+    await bob.open_link(f"https://t.me/{telegram.bot_username}?start=join_42")
+    reply = await telegram.wait_for_bot_message(bob)
+    assert reply.text == "seated at table 42"
+    assert seen == [(bob.id, "42", True)]  # reachable before the feature runs
+
+    await bob.start("unknown_7")  # a payload nobody registered: the plain welcome
+    assert (await telegram.wait_for_bot_message(bob, after=reply.message_id)).text.startswith("欢迎")
+
+
+async def test_help_in_a_group_lists_the_group_commands_and_the_dm_link(
+    telegram: FakeTelegram, start_bot: BotFactory
+) -> None:
+    await start_bot()
+    alice = telegram.user("Alice")
+    group = telegram.group("Friends", members=[alice])
+    await alice.send(group, "/help")
+    text = (await telegram.wait_for_bot_message(group)).text
+    assert text.startswith(HELP_ZH)
+    assert f"https://t.me/{telegram.bot_username}" in text
+    assert "/lang" in text and "/start" not in text  # /start belongs to private chats
+    await alice.send(group, f"/start@{telegram.bot_username}")
+    await telegram.wait_for(lambda: len(telegram.bot_messages(group)) == 2, what="help for /start in a group")
+
+
+async def test_commands_are_published_in_chinese_by_default_and_in_english(
+    telegram: FakeTelegram, start_bot: BotFactory
+) -> None:
+    await start_bot()
+    private_zh = telegram.commands[('{"type": "all_private_chats"}', "")]
+    group_en = telegram.commands[('{"type": "all_group_chats"}', "en")]
+    assert [c["command"] for c in private_zh] == ["start", "help", "lang"]
+    assert private_zh[1]["description"] == "机器人能做什么，以及全部命令"
+    assert [c["command"] for c in group_en] == ["help", "lang"]
+    assert group_en[0]["description"] == "What the bot does and its commands"
+
+
+async def test_lang_in_a_dm_switches_that_user_to_english_and_survives_a_restart(
+    telegram: FakeTelegram, start_bot: BotFactory
+) -> None:
+    app = await start_bot()
+    alice = telegram.user("Alice")
+    await alice.send(alice, "/lang")
+    choice = await telegram.wait_for_bot_message(alice)
+    assert choice.text == "请选择语言：" and [b.text for b in choice.buttons] == ["中文", "English"]
+    press = await alice.press(choice, "English")
+    assert await press.answer() == "Language: English"
+    await telegram.wait_for(lambda: choice.text == "Language: English", what="the choice edited")
+    assert choice.buttons == []
+
+    await start_bot.stop(app)
+    await start_bot()  # a new Application on the same database
+    await alice.send(alice, "/help")
+    assert (await telegram.wait_for_bot_message(alice, after=choice.message_id)).text.startswith(HELP_EN)
+
+
+async def test_only_group_admins_change_a_groups_language(
+    telegram: FakeTelegram, start_bot: BotFactory
+) -> None:
+    await start_bot()
+    admin, member = telegram.user("Admin"), telegram.user("Member")
+    group = telegram.group("Friends", members=[member], admins=[admin])
+    await member.send(group, "/lang")
+    choice = await telegram.wait_for_bot_message(group)
+
+    refused = await member.press(choice, "English")
+    assert await refused.answer() == "只有群管理员可以更改本群的语言。" and refused.show_alert
+    accepted = await admin.press(choice, "English")
+    assert await accepted.answer() == "Language: English"
+
+    await member.send(group, "/help")
+    assert (await telegram.wait_for_bot_message(group, after=choice.message_id)).text.startswith(HELP_EN)
+    await member.send(member, "/help")  # the member's own DM keeps the default
+    assert (await telegram.wait_for_bot_message(member)).text.startswith(HELP_ZH)
+
+    await member.send(group, "/lang zh")
+    refusal = await telegram.wait_for_bot_message(group, lambda m: "admins" in m.text,
+                                                  after=choice.message_id)
+    assert refusal.text == "Only group admins can change the group's language."
+
+
+async def test_a_press_no_feature_claims_is_still_answered(
+    telegram: FakeTelegram, start_bot: BotFactory
+) -> None:
+    await start_bot()
+    alice = telegram.user("Alice")
+    await alice.send(alice, "/lang")
+    choice = await telegram.wait_for_bot_message(alice)
+    stale = await alice.press(choice, data="game:7:12:discard:5p", check=False)
+    assert await stale.answer() == "这个按钮已经失效了。"
+    assert telegram.unanswered_presses() == []
+
+
+async def test_a_429_is_waited_out_and_the_message_still_arrives(
+    telegram: FakeTelegram, start_bot: BotFactory
+) -> None:
+    await start_bot()
+    alice = telegram.user("Alice")
+    group = telegram.group("Friends", members=[alice])
+    telegram.fail_next("sendMessage", status=429, retry_after=1)
+    began = time.monotonic()
+    await alice.send(group, "/help")
+    reply = await telegram.wait_for_bot_message(group, timeout=10)
+    assert time.monotonic() - began >= 1.0
+    assert reply.text.startswith(HELP_ZH) and len(telegram.bot_messages(group)) == 1
+    assert [c.status for c in telegram.calls_of("sendMessage")] == [429, 200]
+
+
+async def test_server_errors_are_retried_without_duplicates(
+    telegram: FakeTelegram, start_bot: BotFactory
+) -> None:
+    await start_bot(rate_limiter=TelegramRateLimiter(backoff=0.01))
+    alice = telegram.user("Alice")
+    group = telegram.group("Friends", members=[alice])
+    telegram.fail_next("sendMessage", 2, status=502)
+    await alice.send(group, "/help")
+    await telegram.wait_for_bot_message(group)
+    await telegram.settle()
+    assert [c.status for c in telegram.calls_of("sendMessage")] == [502, 502, 200]
+    assert len(telegram.bot_messages(group)) == 1
+
+
+async def test_a_lasting_outage_loses_one_reply_but_the_bot_keeps_serving(
+    telegram: FakeTelegram, start_bot: BotFactory
+) -> None:
+    app = await start_bot(rate_limiter=TelegramRateLimiter(server_error_retries=2, backoff=0.01))
+    alice = telegram.user("Alice")
+    group = telegram.group("Friends", members=[alice])
+    telegram.fail_next("sendMessage", 3, status=500)
+    await alice.send(group, "/help")
+    await telegram.wait_for(lambda: len(telegram.calls_of("sendMessage")) == 3, what="three failed sends")
+    await alice.send(group, "/help")
+    reply = await telegram.wait_for_bot_message(group)
+    assert reply.text.startswith(HELP_ZH) and app.running
