@@ -16,6 +16,8 @@ COMMAND_MODULES = (
     "cli.score",
     "cli.storage_commands",
     "cli.recognize",
+    "cli.run",
+    "cli.gallery",
 )
 
 

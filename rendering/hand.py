@@ -12,13 +12,14 @@ from PIL import Image, ImageDraw
 
 from engine.tiles import Meld, Suit, Tile, suit_of
 from rendering import theme
-from rendering.models import MAX_CONCEALED, _check_tiles
+from rendering.limits import MAX_SIDE
+from rendering.models import MAX_CONCEALED, validate_tiles
 from rendering.rows import gap, group_gap, meld_slots, paste_groups, paste_row, row_width
 from rendering.text import draw_text, text_width
 from rendering.tiles import MAX_WIDTH, MIN_WIDTH, TileStyle, tile_height
 
-MAX_SIDE = 1280  # Telegram scales larger photos down anyway
 DEFAULT_TILE_WIDTH = 72
+MIN_IMAGE_WIDTH = 200
 
 
 def display_order(concealed: Sequence[Tile], void_suit: Suit | None = None) -> list[Tile]:
@@ -49,10 +50,12 @@ def render_hand(
     unless ``highlight`` says otherwise; melds follow on the right in the order given.
     Tiles of the void suit get a rose face, and ``void_label`` names the void suit above.
     """
+    if width is not None and not MIN_IMAGE_WIDTH <= width <= MAX_SIDE:
+        raise ValueError(f"width must be {MIN_IMAGE_WIDTH}..{MAX_SIDE} px, got {width}")
     concealed = tuple(concealed)
-    _check_tiles("concealed", concealed)
+    validate_tiles("concealed", concealed)
     if drawn is not None:
-        _check_tiles("drawn", (drawn,))
+        validate_tiles("drawn", (drawn,))
     if len(concealed) + (drawn is not None) > MAX_CONCEALED:
         raise ValueError(f"a hand holds at most {MAX_CONCEALED} concealed tiles, got {len(concealed)}")
     order = display_order(concealed, void_suit)

@@ -16,7 +16,7 @@ SEATS = 4
 MAX_CONCEALED = 14
 
 
-def _check_tiles(what: str, tiles: tuple[Tile, ...]) -> None:
+def validate_tiles(what: str, tiles: tuple[Tile, ...]) -> None:
     for t in tiles:
         if not isinstance(t, int) or not 0 <= t < NUM_KINDS:
             raise ValueError(f"{what}: {t!r} is not a tile (0..{NUM_KINDS - 1})")
@@ -27,8 +27,8 @@ class SeatView:
     """One seat as everybody at the table may see it.
 
     ``wins`` lists the tiles the seat won on, in order (more than one only in 血流成河).
-    ``revealed`` is a winner's concealed hand, which the rules lay open; it is refused
-    for a seat that has not won.
+    ``revealed`` is a winner's concealed tiles (the winning tiles not included), which the
+    rules lay open; it is refused for a seat that has not won.
     """
 
     name: str
@@ -45,12 +45,12 @@ class SeatView:
     def __post_init__(self) -> None:
         if not 0 <= self.concealed_count <= MAX_CONCEALED:
             raise ValueError(f"seat {self.name!r}: concealed_count must be 0..14, got {self.concealed_count}")
-        _check_tiles(f"seat {self.name!r} discards", self.discards)
-        _check_tiles(f"seat {self.name!r} wins", self.wins)
+        validate_tiles(f"seat {self.name!r} discards", self.discards)
+        validate_tiles(f"seat {self.name!r} wins", self.wins)
         if self.revealed is not None:
             if not self.wins:
                 raise ValueError(f"seat {self.name!r}: only a player who has won may have a revealed hand")
-            _check_tiles(f"seat {self.name!r} revealed hand", self.revealed)
+            validate_tiles(f"seat {self.name!r} revealed hand", self.revealed)
         if self.void_suit is not None and not isinstance(self.void_suit, Suit):
             raise ValueError(f"seat {self.name!r}: void_suit must be a Suit or None")
 
@@ -113,7 +113,7 @@ class ScoredHand:
     total: str = ""
 
     def __post_init__(self) -> None:
-        _check_tiles(f"{self.title!r} hand", self.hand.concealed)
+        validate_tiles(f"{self.title!r} hand", self.hand.concealed)
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,12 +7,14 @@ result card.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 
 from PIL import Image
 
 from engine.tiles import Meld, MeldKind, Tile
-from rendering.tiles import TileStyle, render_tile
+from rendering import theme
+from rendering.limits import shrink_to_limit
+from rendering.tiles import TileStyle, render_tile, tile_height
 
 # Spacing as shares of the tile width, so that every size looks alike.
 TILE_GAP = 0.04
@@ -72,3 +74,20 @@ def paste_groups(
         end = paste_row(canvas, group, x, y, tile_width)
         x = end + group_gap(tile_width)
     return end
+
+
+def render_tiles(
+    tiles: Sequence[Tile | None], tile_width: int = 64, highlight: Collection[int] = ()
+) -> Image.Image:
+    """A plain row of tiles on the felt — waits, the three tiles to swap, a claimed discard.
+
+    ``None`` is a face-down tile; ``highlight`` holds positions in ``tiles``.
+    """
+    if not tiles:
+        raise ValueError("render_tiles needs at least one tile")
+    margin = round(tile_width * 0.2)
+    slots = [(t, TileStyle.HIGHLIGHT if i in highlight else TileStyle.NORMAL) for i, t in enumerate(tiles)]
+    size = (row_width(len(slots), tile_width) + 2 * margin, tile_height(tile_width) + 2 * margin)
+    img = Image.new("RGB", size, theme.FELT)
+    paste_row(img, slots, margin, margin, tile_width)
+    return shrink_to_limit(img)

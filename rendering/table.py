@@ -10,6 +10,7 @@ from __future__ import annotations
 from PIL import Image, ImageDraw
 
 from rendering import theme
+from rendering.limits import shrink_to_limit
 from rendering.models import SeatView, TableLabels, TableView
 from rendering.rows import Slot, gap, group_gap, meld_slots, paste_groups, paste_row
 from rendering.text import draw_text, text_width
@@ -49,7 +50,7 @@ def render_table(view: TableView) -> Image.Image:
             rows_width=rows_width,
         )
         y += panel_height + PANEL_GAP
-    return img
+    return shrink_to_limit(img)
 
 
 def _header(draw: ImageDraw.ImageDraw, view: TableView) -> None:
