@@ -1,0 +1,72 @@
+"""``xuezhan run``: run the Telegram bot, by long polling or, with XUEZHAN_WEBHOOK_URL, a webhook.
+
+Settings come from the environment and ``.env`` (see ``.env.example``). Everything an operator
+can get wrong (a missing or rejected token, an unreachable Bot API, an unusable database)
+ends in one sentence on stderr and exit code 2, not a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from typing import Any
+
+EXIT_CONFIG = 2
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "run",
+        help="run the Telegram bot",
+        description="Run the bot: long polling, or a webhook server when XUEZHAN_WEBHOOK_URL is set. "
+        "Settings are read from the environment and from the .env file.",
+    )
+    parser.add_argument("--env-file", default=".env", help="file of settings to read (default: .env)")
+    parser.add_argument("--log-level", default="INFO", choices=("DEBUG", "INFO", "WARNING", "ERROR"),
+                        help="how much to log (default: INFO)")
+    parser.set_defaults(func=run)
+
+
+def fail(message: str) -> int:
+    print(f"xuezhan run: {message}", file=sys.stderr)
+    return EXIT_CONFIG
+
+
+def run(args: argparse.Namespace) -> int:
+    # Imported here so that other sub-commands do not pay for Telegram's imports.
+    from telegram import Update
+    from telegram.error import InvalidToken, NetworkError
+
+    from bot.app import build_application
+    from bot.settings import ConfigError, load_settings
+    from storage import StorageError
+
+    try:
+        settings = load_settings(args.env_file)
+    except ConfigError as error:
+        return fail(str(error))
+    logging.basicConfig(level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.getLogger("httpx").setLevel(logging.WARNING)  # one line per request otherwise
+
+    app = build_application(settings)
+    try:
+        if settings.webhook_url:
+            app.run_webhook(
+                listen="0.0.0.0",
+                port=settings.webhook_port,
+                url_path=settings.webhook_path,
+                webhook_url=settings.webhook_url,
+                secret_token=settings.webhook_secret,
+                allowed_updates=Update.ALL_TYPES,
+            )
+        else:
+            app.run_polling(allowed_updates=Update.ALL_TYPES)
+    except InvalidToken:
+        return fail("Telegram rejected TELEGRAM_BOT_TOKEN; copy the current token from BotFather (/token).")
+    except NetworkError as error:
+        return fail(f"cannot reach the Bot API at {settings.api_url} ({error}); check XUEZHAN_API_URL "
+                    "and the network.")
+    except (StorageError, OSError) as error:
+        return fail(f"cannot open the database XUEZHAN_DB={settings.db} ({error}).")
+    return 0
