@@ -1,0 +1,348 @@
+"""Computer players: they fill empty seats, take over for absent players and play self-play.
+
+Every player has one method, ``choose(view, legal) -> Action``: it sees only the seat's
+``SeatView`` (its own tiles and the table, never another hand or the wall) and must return
+one of ``legal``. Three players exist:
+
+- ``RandomPlayer`` — a uniform choice among the legal actions (seeded), the floor.
+- ``GreedyPlayer`` — lowest shanten, then most effective tiles; always wins; pungs and
+  kongs when that does not make the hand slower. The baseline to beat.
+- ``AIPlayer`` — the default: values hands by route (plain, flush, all pungs, seven pairs)
+  and live outs (``engine.ai_eval``), keeps away from other players' winning suits, weighs
+  pungs and kongs against what they cost, and takes a win off a discard unless waiting
+  for a self-draw is clearly worth more.
+
+>>> make_player("greedy").name
+'greedy'
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from typing import Protocol
+
+from engine import ai_eval, analysis
+from engine.actions import Action, ActionType
+from engine.ai_eval import Outlook
+from engine.game import Phase, SeatView
+from engine.rules import GameMode, RuleSet, SelfDrawBonus
+from engine.scoring import wait_scores
+from engine.tiles import COPIES, Meld, MeldKind, Tile, counts_of, tiles_of
+
+
+class Player(Protocol):
+    name: str
+
+    def choose(self, view: SeatView, legal: Sequence[Action]) -> Action: ...
+
+
+class RandomPlayer:
+    """Uniform over the legal actions; seeded so self-play is reproducible."""
+
+    name = "random"
+
+    def __init__(self, seed: int = 0) -> None:
+        self.rng = random.Random(seed)
+
+    def choose(self, view: SeatView, legal: Sequence[Action]) -> Action:
+        return self.rng.choice(list(legal))
+
+
+def _of_type(legal: Sequence[Action], kind: ActionType) -> list[Action]:
+    return [a for a in legal if a.type is kind]
+
+
+def _swap_action(legal: Sequence[Action], tiles: Sequence[Tile]) -> Action:
+    want = tuple(sorted(tiles))
+    for a in legal:
+        if a.tiles == want:
+            return a
+    return _of_type(legal, ActionType.SWAP)[0]
+
+
+def _void_action(legal: Sequence[Action], suit: int) -> Action:
+    for a in legal:
+        if a.suit is not None and int(a.suit) == suit:
+            return a
+    return legal[0]
+
+
+def _without_void(counts: Sequence[int], void: int | None) -> list[int]:
+    """The hand as it will be once the void suit is gone (those tiles must be thrown first)."""
+    out = list(counts)
+    if void is not None:
+        out[void * 9 : void * 9 + 9] = [0] * 9
+    return out
+
+
+def _void_of(view: SeatView) -> int | None:
+    v = view.voids[view.seat]
+    return None if v is None else int(v)
+
+
+class GreedyPlayer:
+    """Lowest shanten first, then the most effective tiles (counted as copies not in hand)."""
+
+    name = "greedy"
+
+    def choose(self, view: SeatView, legal: Sequence[Action]) -> Action:
+        counts = counts_of(view.hand)
+        melds = view.melds[view.seat]
+        if view.phase is Phase.SWAP:
+            return _swap_action(legal, self._swap(counts))
+        if view.phase is Phase.VOID:
+            totals = ai_eval.suit_totals(counts)
+            return _void_action(legal, min(range(3), key=lambda s: (totals[s], s)))
+        wins = _of_type(legal, ActionType.WIN)
+        if wins:
+            return wins[0]
+        void = _void_of(view)
+        k = len(melds)
+        if view.phase is Phase.PLAY:
+            discards = _of_type(legal, ActionType.DISCARD)
+            best_key, best = None, discards[0]
+            for a in discards:
+                assert a.tile is not None
+                counts[a.tile] -= 1
+                key = self._key(_without_void(counts, void), k, void)
+                counts[a.tile] += 1
+                if best_key is None or key < best_key:
+                    best_key, best = key, a
+            for a in _of_type(legal, ActionType.KONG):
+                assert a.tile is not None
+                after = list(counts)
+                concealed = counts[a.tile] == COPIES
+                after[a.tile] -= COPIES if concealed else 1
+                new_k = k + 1 if concealed else k
+                if best_key is not None and self._key(_without_void(after, void), new_k, void) <= best_key:
+                    return a
+            return best
+        # a claim window: pung / kong the offered tile when it is not slower
+        tile = view.offered
+        assert tile is not None
+        now = self._key(_without_void(counts, void), k, void)
+        for a in sorted(legal, key=lambda a: a.type is not ActionType.KONG):
+            if a.type is ActionType.KONG:
+                after = list(counts)
+                after[tile] -= 3
+                if self._key(_without_void(after, void), k + 1, void)[0] <= now[0]:
+                    return a
+            elif a.type is ActionType.PUNG:
+                after = list(counts)
+                after[tile] -= 2
+                best = min(
+                    analysis.shanten(_without_void([c - (t == d) for t, c in enumerate(after)], void), k + 1)
+                    for d in range(27)
+                    if after[d]
+                )
+                if best <= now[0]:
+                    return a
+        return _of_type(legal, ActionType.PASS)[0]
+
+    @staticmethod
+    def _key(counts: list[int], k: int, void: int | None) -> tuple[int, int]:
+        s = analysis.shanten(counts, k)
+        eff = analysis.effective_tiles(counts, k)
+        return s, -sum(COPIES - counts[t] for t in eff if t // 9 != void)
+
+    @staticmethod
+    def _swap(counts: list[int]) -> list[Tile]:
+        totals = ai_eval.suit_totals(counts)
+        suit = min((s for s in range(3) if totals[s] >= 3), key=lambda s: (totals[s], s))
+        held = [t for t in range(suit * 9, suit * 9 + 9) for _ in range(counts[t])]
+        return held[:3]
+
+
+# --- the default computer player -----------------------------------------------------------
+
+# A win is worth roughly this many times its multiplier in chips (discards pay once,
+# self-draws once per player still in).
+CHIPS_PER_MULTIPLIER = 1.8
+
+
+class AIPlayer:
+    """The default computer player (see the module docstring)."""
+
+    name = "ai"
+
+    def __init__(self, rules: RuleSet | None = None) -> None:
+        # The seat's view does not carry the table's rules; the player is told them.
+        self.rules = rules or RuleSet()
+
+    def choose(self, view: SeatView, legal: Sequence[Action]) -> Action:
+        if len(legal) == 1:
+            return legal[0]
+        counts = counts_of(view.hand)
+        if view.phase is Phase.SWAP:
+            return _swap_action(legal, ai_eval.choose_swap(counts))
+        if view.phase is Phase.VOID:
+            return _void_action(legal, ai_eval.choose_void(counts, view.melds[view.seat]))
+        outlook = _outlook(view, self.rules)
+        if view.phase is Phase.PLAY:
+            return self._own_turn(view, legal, counts, outlook)
+        return self._claim(view, legal, counts, outlook)
+
+    # --- own turn: win, kong or discard ---------------------------------------------------
+
+    def _own_turn(
+        self, view: SeatView, legal: Sequence[Action], counts: list[int], outlook: Outlook
+    ) -> Action:
+        wins = _of_type(legal, ActionType.WIN)
+        if wins:
+            return wins[0]
+        void = _void_of(view)
+        melds = view.melds[view.seat]
+        discards = _of_type(legal, ActionType.DISCARD)
+        if void is not None and any(a.tile is not None and a.tile // 9 == void for a in discards):
+            return self._dump_void(view, discards)
+        ranked = ai_eval.rank_discards(
+            counts, melds, outlook, [a.tile for a in discards if a.tile is not None]
+        )
+        danger = _danger(view)
+        best_value, best_tile = max(
+            ((value - danger[tile], tile) for value, tile in ranked), key=lambda vt: (vt[0], -vt[1])
+        )
+        for a in _of_type(legal, ActionType.KONG):
+            assert a.tile is not None
+            gain = self._kong_gain(view, counts, melds, a.tile, outlook, best_value)
+            if gain >= 0:
+                return a
+        return Action.discard(view.seat, best_tile)
+
+    def _kong_gain(
+        self,
+        view: SeatView,
+        counts: list[int],
+        melds: tuple[Meld, ...],
+        tile: Tile,
+        outlook: Outlook,
+        keep_value: float,
+    ) -> float:
+        """Chips a kong adds over the best discard: payment now plus the hand after the kong."""
+        after = list(counts)
+        others = sum(view.in_play) - 1
+        if counts[tile] == COPIES:
+            after[tile] = 0
+            new_melds = (*melds, Meld(MeldKind.CONCEALED_KONG, tile))
+            payment = 2 * others
+        else:
+            after[tile] -= 1
+            new_melds = tuple(Meld(MeldKind.KONG, tile) if m.tile == tile else m for m in melds)
+            payment = others if view.drawn == tile else 0
+        value = ai_eval.route_values(after, new_melds, outlook)
+        return (value - keep_value) * CHIPS_PER_MULTIPLIER + payment * 0.5
+
+    def _dump_void(self, view: SeatView, discards: Sequence[Action]) -> Action:
+        """Throw void tiles first; the safest one (fewest seats that could want it) goes first."""
+        danger = _danger(view)
+        unseen = view.unseen()
+        return min(
+            (a for a in discards if a.tile is not None and a.tile // 9 == _void_of(view)),
+            key=lambda a: (danger[a.tile], unseen[a.tile], a.tile),  # type: ignore[index]
+        )
+
+    # --- a tile on offer: win, pung, kong or pass -------------------------------------------
+
+    def _claim(self, view: SeatView, legal: Sequence[Action], counts: list[int], outlook: Outlook) -> Action:
+        tile = view.offered
+        assert tile is not None
+        melds = view.melds[view.seat]
+        wins = _of_type(legal, ActionType.WIN)
+        passes = _of_type(legal, ActionType.PASS)
+        if wins:
+            if not passes or self._take_win(view, counts, melds, tile, outlook):
+                return wins[0]
+            return passes[0]
+        void = _void_of(view)
+        base = _without_void(counts, void)
+        keep = ai_eval.route_values(base, melds, outlook)
+        best, best_gain = passes[0] if passes else legal[0], 0.0
+        for a in legal:
+            if a.type is ActionType.KONG:
+                after = list(base)
+                after[tile] -= 3
+                new_melds = (*melds, Meld(MeldKind.KONG, tile))
+                value = ai_eval.route_values(after, new_melds, outlook)
+                gain = (value - keep) * CHIPS_PER_MULTIPLIER + 1.0
+            elif a.type is ActionType.PUNG:
+                after = list(counts)
+                after[tile] -= 2
+                value = _best_after_discard(after, (*melds, Meld(MeldKind.PUNG, tile)), void, outlook)
+                gain = (value - keep) * CHIPS_PER_MULTIPLIER
+            else:
+                continue
+            if gain > best_gain:
+                best, best_gain = a, gain
+        return best
+
+    def _take_win(
+        self, view: SeatView, counts: list[int], melds: tuple[Meld, ...], tile: Tile, outlook: Outlook
+    ) -> bool:
+        """Take the discard unless a self-draw on the same waits is clearly worth more."""
+        rules = outlook.rules
+        if rules.mode is GameMode.FIRST_WIN or view.wall_count < 12:
+            return True
+        scores = wait_scores(tiles_of(counts), melds, rules)
+        now = scores[tile].multiplier if tile in scores else 1
+        live = sum(outlook.unseen[t] for t in scores)
+        others = sum(view.in_play) - 1
+        if rules.self_draw is SelfDrawBonus.ADD_BASE:
+            self_draw_pay = (now + 1) * others
+        elif rules.self_draw is SelfDrawBonus.DOUBLE:
+            self_draw_pay = min(2 * now, rules.cap or 2 * now) * others
+        else:
+            self_draw_pay = now * others
+        draws = outlook.draws_left
+        p_self = 1.0 - (1.0 - min(1.0, live / outlook.unseen_total)) ** draws
+        # Staying in costs: each further turn risks paying others' wins.
+        risk = 0.35 * draws
+        return now * 1.0 >= p_self * self_draw_pay - risk
+
+
+def _outlook(view: SeatView, rules: RuleSet) -> Outlook:
+    active = max(1, sum(view.in_play))
+    return Outlook(tuple(view.unseen()), view.wall_count / active, rules)
+
+
+def _best_after_discard(
+    counts: list[int], melds: tuple[Meld, ...], void: int | None, outlook: Outlook
+) -> float:
+    """The hand's value after its best discard (a void tile, while one is held)."""
+    stripped = _without_void(counts, void)
+    if stripped != counts:
+        return ai_eval.route_values(stripped, melds, outlook)
+    ranked = ai_eval.rank_discards(counts, melds, outlook, [t for t in range(27) if counts[t]])
+    return ranked[0][0]
+
+
+def _danger(view: SeatView) -> list[float]:
+    """How likely each tile is to be someone's winning tile (0 for a suit they have voided)."""
+    out = [0.0] * 27
+    wall_factor = max(0.0, 1.0 - view.wall_count / 55)
+    for s in range(4):
+        if s == view.seat or not view.in_play[s]:
+            continue
+        void = view.voids[s]
+        exposure = 0.15 + 0.1 * len(view.melds[s])
+        for t in range(27):
+            if void is not None and t // 9 == int(void):
+                continue
+            out[t] += exposure * wall_factor
+    return out
+
+
+PLAYERS = {"random": RandomPlayer, "greedy": GreedyPlayer, "ai": AIPlayer}
+
+
+def make_player(name: str, rules: RuleSet | None = None, seed: int = 0) -> Player:
+    """A player by name (``random``, ``greedy``, ``ai``); an unknown name is a ValueError."""
+    try:
+        cls = PLAYERS[name]
+    except KeyError:
+        raise ValueError(f"unknown player {name!r}; choose one of {', '.join(PLAYERS)}") from None
+    if cls is RandomPlayer:
+        return RandomPlayer(seed)
+    if cls is AIPlayer:
+        return AIPlayer(rules)
+    return GreedyPlayer()
