@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
+from collections.abc import Callable
 from typing import Any
 
 EXIT_CONFIG = 2
@@ -33,6 +34,20 @@ def fail(message: str) -> int:
     return EXIT_CONFIG
 
 
+def _without(kind: type[BaseException]) -> Callable[[logging.LogRecord], bool]:
+    """A log filter that drops records about ``kind``: ``run`` reports that error in one sentence."""
+
+    def keep(record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        while error is not None:
+            if isinstance(error, kind):
+                return False
+            error = error.__cause__ or error.__context__
+        return True
+
+    return keep
+
+
 def run(args: argparse.Namespace) -> int:
     # Imported here so that other sub-commands do not pay for Telegram's imports.
     from telegram import Update
@@ -47,6 +62,8 @@ def run(args: argparse.Namespace) -> int:
     except ConfigError as error:
         return fail(str(error))
     logging.basicConfig(level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    for handler in logging.getLogger().handlers:
+        handler.addFilter(_without(InvalidToken))
     logging.getLogger("httpx").setLevel(logging.WARNING)  # one line per request otherwise
 
     app = build_application(settings)
