@@ -65,8 +65,9 @@ def help_text(update: Update, context: Context, texts: Translator) -> str:
     in_group = update.effective_chat is not None and update.effective_chat.type != ChatType.PRIVATE
     lines = [texts.t("Xuezhan hosts, referees and scores Sichuan mahjong (血战到底) for your group.")]
     if in_group:
+        link = "https://t.me/" + context.bot.username
         lines.append(texts.t("Your tiles come by private message: open {link} and press Start once.",
-                             link=f"https://t.me/{context.bot.username}"))
+                             link=link))
     lines.append("")
     for feature in services(context).features:
         for command in feature.commands:
