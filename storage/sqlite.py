@@ -1,20 +1,19 @@
 """The SQLite implementation of :class:`storage.interface.Storage` on aiosqlite.
 
-One connection per process, in WAL mode, and one ``asyncio.Lock`` around every unit of
-work: all tables of all chats write through the same event loop, so serialising them here
-means SQLite never sees two writers from this process and "database is locked" cannot
-happen (``busy_timeout`` covers other processes, such as ``xuezhan export`` reading while
-the bot runs). Each unit of work is one ``BEGIN IMMEDIATE ... COMMIT``; any error rolls it
-back whole. Why this and not a pool: see docs/storage.md.
+One connection per process, in WAL mode, and one writer task that runs every unit of work
+in turn (:mod:`storage.group_commit`): all tables of all chats go through the same event
+loop, so SQLite never sees two writers from this process and "database is locked" cannot
+happen (``busy_timeout`` covers other processes, such as ``xuezhan export`` while the bot
+runs). Each unit is all-or-nothing; units that arrive together share one commit. Why this
+and not a connection pool: see docs/storage.md.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections import defaultdict
-from collections.abc import AsyncIterator, Callable, Iterable, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Callable, Iterable, Sequence
+from contextlib import AbstractAsyncContextManager
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
@@ -22,6 +21,7 @@ from typing import Any
 import aiosqlite
 
 from storage import days
+from storage.group_commit import GroupCommitter
 from storage.interface import HandClosed, InvalidWrite, NotFound, SequenceConflict, StorageError
 from storage.models import (
     JSON,
@@ -76,12 +76,14 @@ async def open_storage(
     clock: Clock = _now,
     synchronous: str = "FULL",
     migrations: Sequence[Migration] = MIGRATIONS,
+    max_batch: int = 256,
 ) -> SqliteStorage:
     """Open (or create) the database file and bring its schema up to date.
 
     ``synchronous="FULL"`` makes every commit durable across a power cut; ``"NORMAL"`` is
     still safe against a crashed or killed process in WAL mode and is faster.
     ``clock`` gives the time stamped on every row (tests and simulations inject theirs).
+    ``max_batch`` caps how many concurrent units share one commit (1 = a commit per unit).
     """
     if synchronous.upper() not in _SYNCHRONOUS:
         raise StorageError(f"synchronous must be one of {', '.join(_SYNCHRONOUS)}, not {synchronous!r}")
@@ -97,7 +99,7 @@ async def open_storage(
     except BaseException:
         await db.close()
         raise
-    return SqliteStorage(db, clock)
+    return SqliteStorage(db, clock, max_batch)
 
 
 async def _migrate(db: aiosqlite.Connection, migrations: Sequence[Migration]) -> None:
@@ -123,33 +125,25 @@ async def _migrate(db: aiosqlite.Connection, migrations: Sequence[Migration]) ->
 class SqliteStorage:
     """Chats, players, tables, hands, the action log and the ledger in one SQLite file."""
 
-    def __init__(self, db: aiosqlite.Connection, clock: Clock = _now) -> None:
+    def __init__(self, db: aiosqlite.Connection, clock: Clock = _now, max_batch: int = 256) -> None:
         self._db = db
         self._clock = clock
-        self._lock = asyncio.Lock()
+        self._committer = GroupCommitter(db, max_batch)
 
     # -- plumbing -------------------------------------------------------------------------
-    @asynccontextmanager
-    async def _tx(self) -> AsyncIterator[aiosqlite.Connection]:
-        """One unit of work. Reads take it too: the connection is shared, and a read in the
-        middle of another task's transaction would see its uncommitted rows."""
-        async with self._lock:
-            await self._db.execute("BEGIN IMMEDIATE")
-            try:
-                yield self._db
-            except BaseException:
-                # aiosqlite runs calls in order on its own thread, so even if this task is
-                # cancelled while waiting, the rollback happens before anyone's next BEGIN.
-                await asyncio.shield(self._db.execute("ROLLBACK"))
-                raise
-            await asyncio.shield(self._db.execute("COMMIT"))
+    def _tx(self) -> AbstractAsyncContextManager[aiosqlite.Connection]:
+        """One all-or-nothing unit of work, returning once committed (see group_commit.py).
+
+        Reads are units too: the connection is shared, and a read between another unit's
+        statements would see its uncommitted rows."""
+        return self._committer.unit()
 
     def _now_ms(self) -> int:
         return days.to_ms(self._clock())
 
     async def close(self) -> None:
-        async with self._lock:
-            await self._db.close()
+        await self._committer.close()
+        await self._db.close()
 
     @staticmethod
     async def _one(db: aiosqlite.Connection, sql: str, params: Sequence[Any] = ()) -> Any:
@@ -469,25 +463,18 @@ class SqliteStorage:
         if not isinstance(seq, int) or seq < 0:
             raise InvalidWrite(f"sequence number must be a whole number >= 0, not {seq!r}")
         async with self._tx() as db:
-            head = await self._one(db, "SELECT chat_id, status FROM hands WHERE id = ?", (hand_id,))
+            head = await self._one(db, _APPEND_HEAD, {"hand": hand_id, "seq": seq})
             if head is None:
                 raise NotFound(f"no hand {hand_id}")
-            chat_id, status = head
-            logged = await self._one(
-                db, "SELECT action FROM actions WHERE hand_id = ? AND seq = ?", (hand_id, seq)
-            )
+            chat_id, status, logged, expected, *seats = head
             if logged is not None:
-                if logged[0] == action_json:
+                if logged == action_json:
                     return AppendResult(AppendOutcome.DUPLICATE, seq)
                 raise SequenceConflict(f"hand {hand_id} already has a different action number {seq}")
             if status != HandStatus.PLAYING.value:
                 raise HandClosed(f"hand {hand_id} is {status}")
-            (expected,) = await self._one(
-                db, "SELECT COALESCE(MAX(seq) + 1, 0) FROM actions WHERE hand_id = ?", (hand_id,)
-            )
             if seq != expected:
                 raise SequenceConflict(f"hand {hand_id} expects action number {expected}, not {seq}")
-            seats = await self._seat_players(db, "hand_seats", "hand_id", hand_id)
             rows = _seat_rows(transfers, seats)
             now = self._now_ms()
             await db.execute(
@@ -961,6 +948,18 @@ class SqliteStorage:
 
 
 _PLAYER_COLUMNS = "id, chat_id, name, kind, user_id"
+
+# Everything append_action must know before writing, in one round trip to the SQLite thread.
+_APPEND_HEAD = """
+SELECT h.chat_id, h.status,
+    (SELECT action FROM actions WHERE hand_id = h.id AND seq = :seq),
+    (SELECT COALESCE(MAX(seq) + 1, 0) FROM actions WHERE hand_id = h.id),
+    (SELECT player_id FROM hand_seats WHERE hand_id = h.id AND seat = 0),
+    (SELECT player_id FROM hand_seats WHERE hand_id = h.id AND seat = 1),
+    (SELECT player_id FROM hand_seats WHERE hand_id = h.id AND seat = 2),
+    (SELECT player_id FROM hand_seats WHERE hand_id = h.id AND seat = 3)
+FROM hands h WHERE h.id = :hand
+"""
 
 # Ledger rows of a hand or record whose payer or payee is not seated there.
 _FOREIGN_PARTIES = """

@@ -343,3 +343,29 @@ async def test_two_connections_share_the_file_without_locking_errors(tmp_path):
     finally:
         await first.close()
         await second.close()
+
+
+async def test_a_failing_write_in_a_shared_commit_fails_alone(store):
+    hands = []
+    for t in range(6):
+        table, _ = await seated_table(store, names=(f"A{t}", f"B{t}", f"C{t}"), first_user=2000 + 3 * t)
+        hands.append(await store.start_hand(table.id, {}, seed=t, dealer=0))
+    writes = [
+        store.append_action(h.id, 0, {"s": 0}, [SeatTransfer(0, 9 if i == 3 else 1, 5, "t")])
+        for i, h in enumerate(hands)
+    ]
+    outcomes = await asyncio.gather(*writes, return_exceptions=True)
+    assert isinstance(outcomes[3], InvalidWrite)
+    assert all(not isinstance(o, Exception) for i, o in enumerate(outcomes) if i != 3)
+    assert [len(await store.hand_actions(h.id)) for h in hands] == [1, 1, 1, 0, 1, 1]
+
+
+async def test_callers_cancelled_while_waiting_do_not_stall_the_writer(store):
+    table, _ = await seated_table(store)
+    hand = await store.start_hand(table.id, {}, seed=1, dealer=0)
+    tasks = [asyncio.create_task(store.get_chat(CHAT)) for _ in range(20)]
+    await asyncio.sleep(0)
+    for task in tasks[::2]:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    assert (await store.append_action(hand.id, 0, {"s": 0})).outcome is AppendOutcome.WRITTEN
