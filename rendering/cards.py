@@ -110,7 +110,7 @@ def _hand_block(img: Image.Image, draw: ImageDraw.ImageDraw, scored: ScoredHand,
     y += tile_height(tw) + 20
     for i, line in enumerate(scored.lines):
         if i % 2 == 0:
-            draw.rectangle((PAD, y, WIDTH - PAD, y + LINE), fill=(243, 236, 219))
+            draw.rectangle((PAD, y, WIDTH - PAD, y + LINE), fill=theme.PAPER_STRIPE)
         draw_text(draw, (PAD + 16, y + LINE / 2), line.label, 26, theme.INK, max_width=WIDTH * 0.6)
         draw_text(draw, (WIDTH - PAD - 16, y + LINE / 2), line.value, 26, theme.INK, bold=True, align="right")
         y += LINE

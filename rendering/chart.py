@@ -52,7 +52,7 @@ def render_tally_chart(
     for i, entry in enumerate(rows):
         mid = y + ROW / 2
         if i % 2 == 0:
-            draw.rectangle((PAD, y, WIDTH - PAD, y + ROW), fill=(243, 236, 219))
+            draw.rectangle((PAD, y, WIDTH - PAD, y + ROW), fill=theme.PAPER_STRIPE)
         draw_text(draw, (PAD + 10, mid), entry.name, 28, theme.INK, bold=True, max_width=NAME_WIDTH - 10)
         length = reach * abs(entry.chips) / scale
         colour = theme.GAIN if entry.chips > 0 else theme.LOSS

@@ -167,7 +167,7 @@ def win_card_sample() -> ResultCard:
 def hand_end_sample() -> ResultCard:
     """The end of a hand with the wall exhausted: wins, kongs and every 查叫 transfer."""
     kong_win = ScoredHand(
-        parse_hand("123m456m789m77p (5555p) +9m 杠上花"),
+        parse_hand("123m456m78m77p (5555p) +9m 杠上花"),
         "王小明 杠上花",
         (
             ScoreLine("平胡", "×1"),

@@ -180,7 +180,9 @@ def _seat_info(
         draw_text(draw, (x + 9, badge_y), text, 22, theme.ON_FELT, bold=True)
         x += w + 26
     chips = f"{seat.chips:+d}" if seat.chips else "0"
-    colour = (120, 220, 150) if seat.chips > 0 else (255, 140, 130) if seat.chips < 0 else theme.ON_FELT_SOFT
+    colour = (
+        theme.GAIN_ON_FELT if seat.chips > 0 else theme.LOSS_ON_FELT if seat.chips < 0 else theme.ON_FELT_SOFT
+    )
     draw_text(draw, (x0, y1 - 20), chips, 32, colour, bold=True)
     if seat.status:
         draw_text(

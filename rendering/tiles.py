@@ -286,5 +286,7 @@ def _stick(
     draw.line(((mx - nx, my - ny), (mx + nx, my + ny)), fill=theme.IVORY, width=max(1, round(width * 0.22)))
     # A thin dark spine makes each stick read as a stalk rather than a bar at small sizes.
     draw.line(
-        (p, q), fill=theme.JADE_DARK if colour is not _R else (140, 20, 20), width=max(1, round(width * 0.12))
+        (p, q),
+        fill=theme.JADE_DARK if colour is not _R else theme.RED_DARK,
+        width=max(1, round(width * 0.12)),
     )
