@@ -1,0 +1,352 @@
+"""Hosting games in a group: /newgame, the lobby's buttons, the players' buttons, /cancel.
+
+Handlers stay small: they find the table, check who pressed, and hand the decision to the
+table's runner (``bot.table.runner``); every callback query gets an answer, a refused press a
+short one.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from telegram import Update
+from telegram.constants import ChatMemberStatus, ChatType
+from telegram.error import TelegramError
+from telegram.ext import CallbackQueryHandler, CommandHandler
+from telegram.ext import filters as f
+
+from bot.feature import AnyApplication, Command, Context, Feature
+from bot.i18n import N_, Translator, translator
+from bot.services import services, texts_for, user_language
+from bot.table import callbacks
+from bot.table.lobby import lobby_keyboard, lobby_text
+from bot.table.presenter import TelegramPresenter
+from bot.table.runner import Limits, Refusal
+from bot.table.tables import JobQueueScheduler, Tables
+from engine.rules import RuleSet
+from storage.models import HandStatus, Player, Table, TableStatus
+
+log = logging.getLogger(__name__)
+
+TABLES_KEY = "xuezhan.tables"
+REFUSALS = {
+    "not_your_seat": N_("This is not your seat."),
+    "stale": N_("That button is out of date."),
+    "hand_over": N_("This hand is over."),
+    "swap_three_only": N_("Pick exactly three tiles."),
+    "swap_one_suit": N_("The three tiles must be of one suit."),
+}
+
+
+def tables(context: Context | AnyApplication) -> Tables:
+    return context.bot_data[TABLES_KEY]
+
+
+# --- start-up and shut-down ----------------------------------------------------------------
+
+
+async def on_start(app: AnyApplication) -> None:
+    found = services(app)
+    settings = found.settings
+    assert app.job_queue is not None, "install python-telegram-bot[job-queue]"
+    holder: dict[str, Tables] = {}
+
+    async def languages(runner):  # type: ignore[no-untyped-def]
+        return await holder["tables"].languages(runner)
+
+    presenter = TelegramPresenter(app.bot, found.storage, languages,
+                                  group_interval=settings.group_update_seconds)
+    limits = Limits(settings.discard_seconds, settings.claim_seconds, settings.computer_delay)
+    holder["tables"] = Tables(found.storage, presenter, JobQueueScheduler(app.job_queue), limits, settings.lang)
+    app.bot_data[TABLES_KEY] = holder["tables"]
+    await holder["tables"].resume_all()
+
+
+async def on_stop(app: AnyApplication) -> None:
+    found = app.bot_data.pop(TABLES_KEY, None)
+    if found is not None:
+        await found.close()
+
+
+# --- who may do what -------------------------------------------------------------------------
+
+
+async def is_manager(context: Context, table: Table, user_id: int) -> bool:
+    """The table's creator, a group admin, or a bot admin (XUEZHAN_ADMINS)."""
+    if user_id == table.creator_id or user_id in services(context).settings.admins:
+        return True
+    try:
+        member = await context.bot.get_chat_member(table.chat_id, user_id)
+    except TelegramError:
+        return False
+    return member.status in (ChatMemberStatus.ADMINISTRATOR, ChatMemberStatus.OWNER)
+
+
+async def open_table(context: Context, chat_id: int) -> Table | None:
+    found = await services(context).storage.open_tables(chat_id)
+    return found[0] if found else None
+
+
+# --- the lobby ---------------------------------------------------------------------------------
+
+
+async def render_lobby(context: Context, table: Table, texts: Translator) -> tuple[str, object]:
+    storage = services(context).storage
+    chat = await storage.get_chat(table.chat_id)
+    players: list[Player | None] = [await storage.get_player(p) if p else None for p in table.seats]
+    rules = RuleSet.from_dict(chat.rules)
+    text = lobby_text(table, players, rules, chat.base_stake, texts)
+    return text, lobby_keyboard(table, context.bot.username, texts)
+
+
+async def refresh_lobby(context: Context, table: Table) -> None:
+    if table.message_id is None:
+        return
+    texts = await group_texts(context, table.chat_id)
+    text, markup = await render_lobby(context, table, texts)
+    try:
+        await context.bot.edit_message_text(text, chat_id=table.chat_id, message_id=table.message_id,
+                                            reply_markup=markup)
+    except TelegramError as error:
+        if "not modified" not in str(error):
+            log.warning("lobby %s: %s", table.id, error)
+
+
+async def group_texts(context: Context, chat_id: int) -> Translator:
+    from bot.services import chat_language
+
+    return translator(await chat_language(context, chat_id, ChatType.GROUP))
+
+
+async def new_game(update: Update, context: Context) -> None:
+    message, user, chat = update.effective_message, update.effective_user, update.effective_chat
+    if message is None or user is None or chat is None:
+        return
+    texts = await texts_for(update, context)
+    if chat.type == ChatType.PRIVATE:
+        await message.reply_text(texts.t("Start a table in a group: add me to a group and send /newgame there."))
+        return
+    storage = services(context).storage
+    existing = await open_table(context, chat.id)
+    if existing is not None:
+        await message.reply_text(texts.t("This group already has table #{id}; /cancel it first.", id=existing.id))
+        return
+    await storage.get_chat(chat.id)
+    table = await storage.create_table(chat.id, user.id)
+    known = await storage.get_user(user.id)
+    if known is not None and known.started_dm:
+        player = await storage.player_for_user(chat.id, user.id, user.full_name)
+        table = await storage.set_seat(table.id, 0, player.id)
+    text, markup = await render_lobby(context, table, texts)
+    sent = await message.reply_text(text, reply_markup=markup)
+    await storage.set_table_message(table.id, sent.message_id)
+
+
+async def cancel(update: Update, context: Context) -> None:
+    message, user, chat = update.effective_message, update.effective_user, update.effective_chat
+    if message is None or user is None or chat is None:
+        return
+    texts = await texts_for(update, context)
+    table = await open_table(context, chat.id)
+    if table is None:
+        await message.reply_text(texts.t("There is no open table here."))
+        return
+    if not await is_manager(context, table, user.id):
+        await message.reply_text(texts.t("Only the table's creator or a group admin can do that."))
+        return
+    await cancel_table(context, table, texts)
+    await message.reply_text(texts.t("Table #{id} is cancelled; chips of an unfinished hand are restored.",
+                                      id=table.id))
+
+
+async def cancel_table(context: Context, table: Table, texts: Translator) -> None:
+    storage = services(context).storage
+    await tables(context).void(table.id, "cancelled")
+    for hand in await storage.table_hands(table.id):
+        if hand.status is HandStatus.PLAYING:
+            await storage.void_hand(hand.id, "cancelled")
+    await storage.set_table_status(table.id, TableStatus.VOIDED)
+
+
+async def seat_user(context: Context, table: Table, user_id: int, name: str) -> tuple[Table | None, str]:
+    """Seat a person at the first empty seat; the key of what went wrong otherwise."""
+    storage = services(context).storage
+    if table.status is not TableStatus.LOBBY:
+        return None, N_("The game has already started.")
+    player = await storage.player_for_user(table.chat_id, user_id, name)
+    if player.id in table.seats:
+        return None, N_("You are already seated.")
+    if None not in table.seats:
+        return None, N_("The table is full.")
+    return await storage.set_seat(table.id, table.seats.index(None), player.id), ""
+
+
+async def lobby_press(update: Update, context: Context) -> None:
+    query, user = update.callback_query, update.effective_user
+    if query is None or user is None or query.data is None:
+        return
+    parsed = callbacks.parse_lobby(query.data)
+    texts = await texts_for(update, context)
+    if parsed is None:
+        await query.answer(texts.t("That button is out of date."))
+        return
+    table_id, verb = parsed
+    storage = services(context).storage
+    try:
+        table = await storage.get_table(table_id)
+    except Exception:
+        await query.answer(texts.t("That button is out of date."))
+        return
+    if verb in ("next", "end"):
+        await after_hand(update, context, table, verb, texts)
+        return
+    if table.status is not TableStatus.LOBBY:
+        await query.answer(texts.t("The game has already started."))
+        return
+    if verb == "join":
+        known = await storage.get_user(user.id)
+        if known is None or not known.started_dm:
+            await query.answer(
+                texts.t("First open a private chat with me: press “Start me” below, then Start."), show_alert=True
+            )
+            return
+        seated, problem = await seat_user(context, table, user.id, user.full_name)
+        if seated is None:
+            await query.answer(texts.t(problem))
+            return
+        await query.answer(texts.t("You are seated."))
+        await refresh_lobby(context, seated)
+    elif verb == "leave":
+        player = await storage.player_for_user(table.chat_id, user.id, user.full_name)
+        if player.id not in table.seats:
+            await query.answer(texts.t("You are not seated."))
+            return
+        await query.answer()
+        await refresh_lobby(context, await storage.set_seat(table.id, table.seats.index(player.id), None))
+    elif verb == "cpu":
+        if None not in table.seats:
+            await query.answer(texts.t("The table is full."))
+            return
+        await query.answer()
+        await refresh_lobby(context, await tables(context).fill_one_computer(table))
+    elif verb in ("start", "cancel"):
+        if not await is_manager(context, table, user.id):
+            await query.answer(texts.t("Only the table's creator or a group admin can do that."), show_alert=True)
+            return
+        if verb == "cancel":
+            await query.answer()
+            await cancel_table(context, table, texts)
+            await query.edit_message_text(texts.t("Table #{id} is cancelled.", id=table.id))
+            return
+        await start_table(update, context, table, texts)
+
+
+async def start_table(update: Update, context: Context, table: Table, texts: Translator) -> None:
+    query = update.callback_query
+    assert query is not None
+    storage = services(context).storage
+    humans = [p for p in table.seats if p is not None]
+    players = [await storage.get_player(p) for p in humans]
+    if not any(p.user_id for p in players):
+        await query.answer(texts.t("At least one person must sit at the table."), show_alert=True)
+        return
+    await query.answer()
+    table = await tables(context).fill_with_computers(table)
+    text, _ = await render_lobby(context, table, texts)
+    await query.edit_message_text(text + "\n\n" + texts.t("The game has started."))
+    await tables(context).start_hand(table)
+
+
+async def after_hand(update: Update, context: Context, table: Table, verb: str, texts: Translator) -> None:
+    query, user = update.callback_query, update.effective_user
+    assert query is not None and user is not None
+    storage = services(context).storage
+    hands = await storage.table_hands(table.id)
+    if table.status is not TableStatus.PLAYING or not hands or hands[-1].status is HandStatus.PLAYING:
+        await query.answer(texts.t("That button is out of date."))
+        return
+    players = [await storage.get_player(p) for p in hands[-1].seats]
+    seated = any(p.user_id == user.id for p in players)
+    if not seated and not await is_manager(context, table, user.id):
+        await query.answer(texts.t("Only the players at this table can do that."), show_alert=True)
+        return
+    await query.answer()
+    await query.edit_message_reply_markup(None)
+    await tables(context).finished(table.id)
+    if verb == "next":
+        last = hands[-1]
+        dealer = int(last.result["next_dealer"]) if last.result else last.dealer
+        await tables(context).start_hand(table, dealer)
+        return
+    await storage.set_table_status(table.id, TableStatus.FINISHED)
+    totals = [0] * len(players)
+    for hand in hands:
+        if hand.status is HandStatus.FINISHED and hand.result:
+            for seat, chips in enumerate(hand.result["chips"]):
+                totals[seat] += chips
+    lines = [texts.t("Table #{id} is over after {n} hands.", id=table.id, n=len(hands))]
+    lines += [f"{p.name}: {t:+d}" for p, t in sorted(zip(players, totals, strict=True), key=lambda x: -x[1])]
+    await context.bot.send_message(table.chat_id, "\n".join(lines))
+
+
+async def start_join(update: Update, context: Context, argument: str) -> None:
+    """``/start join_<table>`` from the lobby's "Start me" button: seat the user right away."""
+    message, user = update.effective_message, update.effective_user
+    if message is None or user is None:
+        return
+    texts = translator(await user_language(context, user.id))
+    storage = services(context).storage
+    try:
+        table = await storage.get_table(int(argument))
+    except Exception:
+        await message.reply_text(texts.t("That table no longer exists."))
+        return
+    seated, problem = await seat_user(context, table, user.id, user.full_name)
+    if seated is None:
+        await message.reply_text(texts.t(problem))
+        return
+    await message.reply_text(texts.t("You are seated at table #{id}. Your tiles will come here.", id=table.id))
+    await refresh_lobby(context, seated)
+
+
+# --- the players' buttons ----------------------------------------------------------------------
+
+
+async def game_press(update: Update, context: Context) -> None:
+    query, user = update.callback_query, update.effective_user
+    if query is None or user is None or query.data is None:
+        return
+    texts = await texts_for(update, context)
+    press = callbacks.parse_game(query.data)
+    runner = tables(context).runners.get(press.table_id) if press else None
+    if press is None or runner is None:
+        await query.answer(texts.t("This hand is over."))
+        return
+    try:
+        await runner.press(user.id, press.seq, press.code)
+    except Refusal as refusal:
+        await query.answer(texts.t(REFUSALS[refusal.key]))
+        return
+    except Exception:
+        log.exception("table %s: press %s failed", press.table_id, press)
+        await query.answer(texts.t("Something went wrong; please try again."))
+        return
+    await query.answer()
+
+
+FEATURE = Feature(
+    name="table",
+    handlers=lambda: [
+        CommandHandler(["newgame", "new"], new_game),
+        CommandHandler("cancel", cancel, filters=f.ChatType.GROUPS),
+        CallbackQueryHandler(lobby_press, pattern=callbacks.LOBBY_PATTERN),
+        CallbackQueryHandler(game_press, pattern=callbacks.GAME_PATTERN),
+    ],
+    commands=(
+        Command("newgame", N_("Open a table in this group"), private=False),
+        Command("cancel", N_("Cancel this group's table"), private=False),
+    ),
+    start_payloads={"join": start_join},
+    on_start=on_start,
+    on_stop=on_stop,
+)

@@ -1,0 +1,46 @@
+"""The lobby message: who sits where, this chat's rules in one line, and the table's buttons."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup
+
+from bot.i18n import Translator
+from bot.table import callbacks
+from engine.rules import RuleSet
+from storage.models import Player, Table
+
+SEATS = 4
+
+
+def rules_line(rules: RuleSet, base: int, texts: Translator) -> str:
+    preset = rules.preset_name()
+    name = texts.t(preset) if preset else texts.t("custom")
+    cap = str(rules.cap) if rules.cap is not None else texts.t("none")
+    return texts.t("Rules: {preset} · base {base} · cap {cap}", preset=name, base=base, cap=cap)
+
+
+def lobby_text(table: Table, players: Sequence[Player | None], rules: RuleSet, base: int,
+               texts: Translator) -> str:
+    lines = [texts.t("Bloody battle table #{id}", id=table.id), rules_line(rules, base, texts), ""]
+    for seat, player in enumerate(players):
+        lines.append(f"{seat + 1}. " + (player.name if player else texts.t("(empty)")))
+    lines.append("")
+    lines.append(texts.t("Press Join to sit down. Your tiles come by private message."))
+    return "\n".join(lines)
+
+
+def lobby_keyboard(table: Table, bot_username: str, texts: Translator) -> InlineKeyboardMarkup:
+    def button(label: str, verb: str) -> InlineKeyboardButton:
+        return InlineKeyboardButton(label, callback_data=callbacks.lobby_data(table.id, verb))
+
+    start_me = InlineKeyboardButton(
+        texts.t("Start me (open a private chat)"), url=f"https://t.me/{bot_username}?start=join_{table.id}"
+    )
+    return InlineKeyboardMarkup([
+        [button(texts.t("Join"), "join"), button(texts.t("Leave"), "leave")],
+        [button(texts.t("Add computer"), "cpu"), button(texts.t("Start"), "start")],
+        [InlineKeyboardButton(texts.t("Settings"), callback_data="st:open"), button(texts.t("Cancel"), "cancel")],
+        [start_me],
+    ])

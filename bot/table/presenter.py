@@ -1,0 +1,267 @@
+"""Puts a live hand on Telegram: one edited table picture in the group, one edited DM per player.
+
+The group gets few messages by design: the table message is edited, and edits are coalesced
+so that at most one goes out per ``group_interval`` seconds however fast the hand moves; only
+wins and the end of the hand are new messages (result cards). Each player's DM is one photo
+message, edited as the game moves, carrying their decision's buttons. Rendering runs in a
+worker thread so a busy table never blocks the event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
+
+from PIL import Image
+from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, InputMediaPhoto, Message
+from telegram.error import BadRequest, Forbidden, TelegramError
+
+from bot.i18n import Translator, translator
+from bot.messaging import is_not_modified
+from bot.table import callbacks, views
+from bot.table.runner import TableRunner
+from engine.events import Event, EventType
+from rendering import encode_png, render_result_card, render_table
+from rendering.screen import render_seat_screen
+from storage import Storage
+
+log = logging.getLogger(__name__)
+
+Languages = Callable[[TableRunner], Awaitable[tuple[str, list[str]]]]
+
+
+class TelegramPresenter:
+    """Output of every live table of one Application."""
+
+    def __init__(self, bot: Bot, storage: Storage, languages: Languages, group_interval: float = 4.0,
+                 dm_interval: float = 0.5) -> None:
+        self.bot = bot
+        self.storage = storage
+        self.languages = languages
+        self.group_interval = group_interval
+        self.dm_interval = dm_interval
+        self._group_due: dict[int, asyncio.Task[None]] = {}
+        self._group_sent: dict[int, float] = {}
+        self._seat_due: dict[tuple[int, int], asyncio.Task[None]] = {}
+        self._table_message: dict[int, int] = {}
+        self._seat_message: dict[tuple[int, int], int] = {}
+        self._texts: dict[int, tuple[Translator, list[Translator]]] = {}
+
+    # --- the Presenter protocol ------------------------------------------------------------
+
+    async def hand_started(self, runner: TableRunner, resumed: bool) -> None:
+        group_lang, seat_langs = await self.languages(runner)
+        self._texts[runner.table_id] = (translator(group_lang), [translator(x) for x in seat_langs])
+        table = await self.storage.get_table(runner.table_id)
+        texts = self.group_texts(runner)
+        if resumed:
+            await self._send_group_text(runner, texts.t("The bot is back: hand {n} continues.",
+                                                        n=runner.hand.number))
+        message = await self._send_table(runner)
+        if message is not None:
+            self._table_message[runner.table_id] = message.message_id
+            await self.storage.set_table_message(runner.table_id, message.message_id)
+        for seat in range(len(runner.seats)):
+            if runner.human(seat):
+                old = table.dm_message_ids[seat] if resumed else None
+                if old is not None:
+                    self._seat_message[(runner.table_id, seat)] = old
+                await self._update_seat(runner, seat, fresh=old is None)
+
+    async def changed(self, runner: TableRunner, events: Sequence[Event]) -> None:
+        texts = self.group_texts(runner)
+        wins = [e.win for e in events if e.type is EventType.WON and e.win is not None]
+        if wins:
+            transfers = [e.transfer for e in events if e.transfer is not None]
+            card = views.win_card(runner, wins, transfers, texts)
+            await self._send_group_photo(runner, await _png(render_result_card, card), None)
+        if runner.game.over:
+            await self._finish(runner)
+            return
+        self._schedule_group(runner)
+        for seat in range(len(runner.seats)):
+            if runner.human(seat):
+                self._schedule_seat(runner, seat, immediate=runner.waiting_on(seat))
+
+    async def prompt(self, runner: TableRunner, seat: int) -> None:
+        await self._update_seat(runner, seat)
+
+    async def seat_controlled(self, runner: TableRunner, seat: int, reason: str) -> None:
+        texts = self.group_texts(runner)
+        name = runner.seats[seat].name
+        if reason == "blocked":
+            line = texts.t("{name} cannot be reached by private message; the computer plays for them.",
+                           name=name)
+        else:
+            line = texts.t("{name} ran out of time twice; the computer plays for them until they are back.",
+                           name=name)
+        await self._send_group_text(runner, line)
+        await self._update_seat(runner, seat)
+
+    # --- languages ---------------------------------------------------------------------------
+
+    def group_texts(self, runner: TableRunner) -> Translator:
+        return self._texts.get(runner.table_id, (translator("zh"), []))[0]
+
+    def seat_texts(self, runner: TableRunner, seat: int) -> Translator:
+        found = self._texts.get(runner.table_id)
+        return found[1][seat] if found else translator("zh")
+
+    # --- the group -------------------------------------------------------------------------
+
+    async def _send_table(self, runner: TableRunner) -> Message | None:
+        texts = self.group_texts(runner)
+        image = await _png(render_table, views.public_table(runner, texts))
+        self._group_sent[runner.table_id] = time.monotonic()
+        return await self._send_group_photo(runner, image, views.group_caption(runner, texts))
+
+    def _schedule_group(self, runner: TableRunner) -> None:
+        task = self._group_due.get(runner.table_id)
+        if task is not None and not task.done():
+            return
+        wait = self.group_interval - (time.monotonic() - self._group_sent.get(runner.table_id, 0.0))
+        self._group_due[runner.table_id] = asyncio.get_running_loop().create_task(
+            self._edit_table_later(runner, max(0.0, wait))
+        )
+
+    async def _edit_table_later(self, runner: TableRunner, wait: float) -> None:
+        await asyncio.sleep(wait)
+        await self._edit_table(runner)
+
+    async def _edit_table(self, runner: TableRunner, markup: InlineKeyboardMarkup | None = None) -> None:
+        message_id = self._table_message.get(runner.table_id)
+        texts = self.group_texts(runner)
+        view = views.public_table(runner, texts)
+        caption = views.group_caption(runner, texts)
+        image = await _png(render_table, view)
+        self._group_sent[runner.table_id] = time.monotonic()
+        if message_id is None:
+            return
+        try:
+            await self.bot.edit_message_media(
+                InputMediaPhoto(image, caption=caption), chat_id=runner.chat_id, message_id=message_id,
+                reply_markup=markup,
+            )
+        except BadRequest as error:
+            if not is_not_modified(error):
+                log.warning("table %s: could not edit the table message: %s", runner.table_id, error)
+        except TelegramError as error:
+            log.warning("table %s: could not edit the table message: %s", runner.table_id, error)
+
+    async def _finish(self, runner: TableRunner) -> None:
+        """The hand is over: the final table, the settlement card with Next hand / End."""
+        task = self._group_due.pop(runner.table_id, None)
+        if task is not None:
+            task.cancel()
+        await self._edit_table(runner)
+        texts = self.group_texts(runner)
+        card = await _png(render_result_card, views.final_card(runner, texts))
+        markup = InlineKeyboardMarkup([[
+            InlineKeyboardButton(texts.t("Next hand"), callback_data=callbacks.lobby_data(runner.table_id, "next")),
+            InlineKeyboardButton(texts.t("End"), callback_data=callbacks.lobby_data(runner.table_id, "end")),
+        ]])
+        await self._send_group_photo(runner, card, views.end_line(runner.game.end, texts), markup)
+        for seat in range(len(runner.seats)):
+            if runner.human(seat):
+                await self._update_seat(runner, seat)
+
+    async def _send_group_photo(self, runner: TableRunner, image: bytes, caption: str | None,
+                                markup: InlineKeyboardMarkup | None = None) -> Message | None:
+        try:
+            return await self.bot.send_photo(runner.chat_id, image, caption=caption, reply_markup=markup)
+        except TelegramError as error:
+            log.warning("table %s: could not post to the group: %s", runner.table_id, error)
+            return None
+
+    async def _send_group_text(self, runner: TableRunner, text: str) -> None:
+        try:
+            await self.bot.send_message(runner.chat_id, text)
+        except TelegramError as error:
+            log.warning("table %s: could not post to the group: %s", runner.table_id, error)
+
+    # --- each player's DM --------------------------------------------------------------------
+
+    def _schedule_seat(self, runner: TableRunner, seat: int, immediate: bool) -> None:
+        key = (runner.table_id, seat)
+        task = self._seat_due.get(key)
+        if task is not None and not task.done():
+            if not immediate:
+                return
+            task.cancel()
+        delay = 0.0 if immediate else self.dm_interval
+        self._seat_due[key] = asyncio.get_running_loop().create_task(self._update_seat_later(runner, seat, delay))
+
+    async def _update_seat_later(self, runner: TableRunner, seat: int, delay: float) -> None:
+        if delay:
+            await asyncio.sleep(delay)
+        await self._update_seat(runner, seat)
+
+    async def _seat_picture(self, runner: TableRunner, seat: int) -> tuple[bytes, str, InlineKeyboardMarkup | None]:
+        texts = self.seat_texts(runner, seat)
+        hand, drawn, void = views.private_hand(runner, seat)
+        table = views.public_table(runner, texts)
+        labels = views.hand_labels(runner, seat, texts)
+        caption = views.seat_caption(runner, seat, texts)
+        markup = views.seat_keyboard(runner, seat, texts)
+        melds = tuple(runner.game.melds[seat])
+        image = await _png(
+            render_seat_screen, table, hand, melds, drawn, void, labels, texts.t("Void {suit}", suit="{suit}")
+        )
+        return image, caption, markup
+
+    async def _update_seat(self, runner: TableRunner, seat: int, fresh: bool = False) -> None:
+        user_id = runner.seats[seat].user_id
+        if user_id is None:
+            return
+        key = (runner.table_id, seat)
+        image, caption, markup = await self._seat_picture(runner, seat)
+        message_id = None if fresh else self._seat_message.get(key)
+        try:
+            if message_id is not None:
+                try:
+                    await self.bot.edit_message_media(
+                        InputMediaPhoto(image, caption=caption), chat_id=user_id, message_id=message_id,
+                        reply_markup=markup,
+                    )
+                    return
+                except BadRequest as error:
+                    if is_not_modified(error):
+                        return
+                    log.info("table %s seat %s: sending a new DM (%s)", runner.table_id, seat, error)
+            sent = await self.bot.send_photo(user_id, image, caption=caption, reply_markup=markup)
+            self._seat_message[key] = sent.message_id
+            await self.storage.set_table_message(runner.table_id, sent.message_id, seat=seat)
+        except Forbidden:
+            await self.storage.save_user(user_id, started_dm=False)
+            asyncio.get_running_loop().create_task(runner.take_over(seat, "blocked"))
+        except TelegramError as error:
+            log.warning("table %s seat %s: could not update the DM: %s", runner.table_id, seat, error)
+
+    async def forget(self, table_id: int) -> None:
+        """Drop a finished table's pending updates."""
+        for key in [k for k in self._seat_due if k[0] == table_id]:
+            task = self._seat_due.pop(key)
+            task.cancel()
+        task = self._group_due.pop(table_id, None)
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+    async def close(self) -> None:
+        for task in [*self._group_due.values(), *self._seat_due.values()]:
+            task.cancel()
+        for task in [*self._group_due.values(), *self._seat_due.values()]:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        self._group_due.clear()
+        self._seat_due.clear()
+
+
+async def _png(render: Callable[..., Image.Image], *args: Any) -> bytes:
+    """Render and encode off the event loop."""
+    return await asyncio.to_thread(lambda: encode_png(render(*args)))

@@ -1,0 +1,344 @@
+"""One hand at one table, played live: who may act, what gets logged, who acts for the absent.
+
+The runner owns the table's ``asyncio.Lock`` and the only copy of the live ``Game``. Every
+decision goes the same way, whoever makes it (a button, a computer player, an expired timer):
+check it is that seat's current decision, ``Game.apply`` it, write the action and its chip
+transfers to storage in one transaction, then tell the presenter. If the write fails the game
+is rebuilt from the log, so memory never runs ahead of what is stored.
+
+Telegram is not imported here: output goes through ``Presenter`` and timers through
+``Scheduler``, so the table's logic reads (and tests) without the wire.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from bot.table import callbacks
+from engine.actions import SEATS, Action, ActionType, GameError
+from engine.ai import Player, make_player
+from engine.events import Event, EventType
+from engine.game import Game, Phase
+from engine.rules import RuleSet
+from storage import Storage
+from storage.models import Hand
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class SeatPlayer:
+    """Who sits in a seat: a ledger player, and the Telegram user behind it (None = computer)."""
+
+    player_id: int
+    name: str
+    user_id: int | None
+
+    @property
+    def computer(self) -> bool:
+        return self.user_id is None
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """Seconds a person has for a decision, and the pause before a computer player acts."""
+
+    discard_seconds: float = 30
+    claim_seconds: float = 15
+    computer_delay: float = 0.0
+
+
+class Presenter(Protocol):
+    async def hand_started(self, runner: TableRunner, resumed: bool) -> None: ...
+
+    async def changed(self, runner: TableRunner, events: Sequence[Event]) -> None: ...
+
+    async def prompt(self, runner: TableRunner, seat: int) -> None: ...
+
+    async def seat_controlled(self, runner: TableRunner, seat: int, reason: str) -> None: ...
+
+
+class Scheduler(Protocol):
+    def start(self, name: str, delay: float, callback: Callable[[], Awaitable[None]]) -> None: ...
+
+    def cancel(self, name: str) -> None: ...
+
+
+class Refusal(Exception):
+    """A press that changes nothing; ``key`` names the short answer the player gets."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+@dataclass
+class SeatState:
+    """What the runner tracks per seat beyond the game: the open prompt and 托管."""
+
+    prompt_seq: int | None = None
+    legal: tuple[Action, ...] = ()
+    expiries: int = 0
+    auto: bool = False  # 托管: a computer player acts until the player presses "I'm back"
+    swap_pick: list[int] = field(default_factory=list)  # positions in the sorted hand
+
+
+class TableRunner:
+    """A live hand. Create with ``TableRunner(...)``, then ``await start()``."""
+
+    def __init__(
+        self,
+        *,
+        table_id: int,
+        chat_id: int,
+        hand: Hand,
+        game: Game,
+        seats: Sequence[SeatPlayer],
+        storage: Storage,
+        presenter: Presenter,
+        scheduler: Scheduler,
+        limits: Limits,
+    ) -> None:
+        self.table_id = table_id
+        self.chat_id = chat_id
+        self.hand = hand
+        self.game = game
+        self.seats = tuple(seats)
+        self.storage = storage
+        self.presenter = presenter
+        self.scheduler = scheduler
+        self.limits = limits
+        self.logged = len(game.actions)
+        self.state = [SeatState() for _ in range(SEATS)]
+        self.lock = asyncio.Lock()
+        self.last_events: tuple[Event, ...] = ()
+        self._players: list[Player] = [
+            make_player("ai", game.rules, seed=hand.seed + seat) for seat in range(SEATS)
+        ]
+        self._driver: asyncio.Task[None] | None = None
+        self.closed = False
+
+    # --- facts the presenter and handlers ask for ----------------------------------------
+
+    @property
+    def rules(self) -> RuleSet:
+        return self.game.rules
+
+    def seat_of(self, user_id: int) -> int | None:
+        for seat, player in enumerate(self.seats):
+            if player.user_id == user_id:
+                return seat
+        return None
+
+    def human(self, seat: int) -> bool:
+        return not self.seats[seat].computer
+
+    def controlled(self, seat: int) -> bool:
+        """True when a computer player decides for the seat (a computer seat, or 托管)."""
+        return self.seats[seat].computer or self.state[seat].auto
+
+    def waiting_on(self, seat: int) -> bool:
+        return self.state[seat].prompt_seq is not None
+
+    def decision_seconds(self, seat: int) -> float:
+        claim = any(a.type is ActionType.PASS for a in self.state[seat].legal)
+        return self.limits.claim_seconds if claim else self.limits.discard_seconds
+
+    def swap_selection(self, seat: int) -> list[int]:
+        return list(self.state[seat].swap_pick)
+
+    # --- life cycle --------------------------------------------------------------------
+
+    async def start(self, resumed: bool = False) -> None:
+        async with self.lock:
+            self._refresh_decisions()
+        await self.presenter.hand_started(self, resumed)
+        self._kick()
+
+    async def close(self) -> None:
+        """Stop timers and the computer players (the hand itself stays as logged)."""
+        self.closed = True
+        for seat in range(SEATS):
+            self.scheduler.cancel(self._timer_name(seat))
+        if self._driver is not None and self._driver is not asyncio.current_task():
+            self._driver.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._driver
+
+    # --- decisions ---------------------------------------------------------------------
+
+    async def press(self, user_id: int, seq: int, code: str) -> None:
+        """A button pressed by ``user_id``; raises ``Refusal`` when it changes nothing."""
+        async with self.lock:
+            seat = self.seat_of(user_id)
+            if seat is None:
+                raise Refusal("not_your_seat")
+            if self.game.over or self.closed:
+                raise Refusal("hand_over")
+            state = self.state[seat]
+            if code == callbacks.BACK:
+                if not state.auto:
+                    raise Refusal("stale")
+                state.auto = False
+                state.expiries = 0
+                self._refresh_decisions(force={seat})
+                await self.presenter.prompt(self, seat)
+                return
+            if state.prompt_seq is None or seq != state.prompt_seq or state.auto:
+                raise Refusal("stale")
+            toggle = callbacks.parse_toggle(code)
+            if toggle is not None:
+                self._toggle_swap(seat, toggle)
+                await self.presenter.prompt(self, seat)
+                return
+            action = self._action_for(seat, code)
+            state.expiries = 0
+            await self._commit(action)
+        self._kick()
+
+    def _toggle_swap(self, seat: int, position: int) -> None:
+        if self.game.phase is not Phase.SWAP or not 0 <= position < len(self.game.hand(seat)):
+            raise Refusal("stale")
+        pick = self.state[seat].swap_pick
+        if position in pick:
+            pick.remove(position)
+        elif len(pick) < 3:
+            pick.append(position)
+        else:
+            raise Refusal("swap_three_only")
+
+    def _action_for(self, seat: int, code: str) -> Action:
+        legal = self.state[seat].legal
+        if code == callbacks.SWAP_CONFIRM:
+            hand = self.game.hand(seat)
+            picked = sorted(hand[i] for i in self.state[seat].swap_pick)
+            action = Action.swap(seat, picked)
+            if action not in legal:
+                raise Refusal("swap_one_suit")
+            return action
+        for action in legal:
+            if callbacks.code_matches(code, action):
+                return action
+        raise Refusal("stale")
+
+    async def _commit(self, action: Action) -> None:
+        """Apply, log, then present one decision. Must hold the lock."""
+        events = self.game.apply(action)
+        transfers = [e.transfer for e in events if e.transfer is not None]
+        result = self.result() if self.game.over else None
+        try:
+            await self.storage.append_action(
+                self.hand.id, self.logged, action.to_dict(), transfers, result=result
+            )
+        except Exception:
+            log.exception("table %s: could not log %s; rebuilding from the log", self.table_id, action)
+            self.game = await self._replay_from_log()
+            raise
+        self.logged += 1
+        self.last_events = tuple(events)
+        self._refresh_decisions()
+        await self.presenter.changed(self, events)
+
+    async def _replay_from_log(self) -> Game:
+        logged = await self.storage.hand_actions(self.hand.id)
+        actions = [Action.from_dict(a.action) for a in logged]
+        self.logged = len(actions)
+        return Game.replay(self.game.rules, self.hand.seed, self.hand.dealer, actions)
+
+    def result(self) -> dict[str, Any]:
+        """What storage keeps about a finished hand (and what history shows)."""
+        game = self.game
+        return {
+            "chips": game.chips(),
+            "wins": [w.to_dict() for w in game.wins],
+            "end": game.end.value if game.end else None,
+            "next_dealer": game.next_dealer(),
+            "names": [p.name for p in self.seats],
+        }
+
+    # --- whose decision, timers, computer players -----------------------------------------
+
+    def _refresh_decisions(self, force: frozenset[int] | set[int] = frozenset()) -> None:
+        """Open a new prompt for every seat whose decision changed; keep the others running."""
+        pending = set(self.game.pending_seats()) if not self.game.over else set()
+        for seat in range(SEATS):
+            state = self.state[seat]
+            legal = tuple(self.game.legal_actions(seat)) if seat in pending else ()
+            if seat not in pending:
+                state.prompt_seq, state.legal = None, ()
+                if self.game.phase is not Phase.SWAP:
+                    state.swap_pick.clear()
+                self.scheduler.cancel(self._timer_name(seat))
+                continue
+            if state.prompt_seq is not None and legal == state.legal and seat not in force:
+                continue
+            state.prompt_seq, state.legal = self.logged, legal
+            self.scheduler.cancel(self._timer_name(seat))
+            if not self.controlled(seat):
+                seq = self.logged
+                self.scheduler.start(
+                    self._timer_name(seat),
+                    self.decision_seconds(seat),
+                    lambda seat=seat, seq=seq: self._expire(seat, seq),
+                )
+
+    def _timer_name(self, seat: int) -> str:
+        return f"xz-timer:{self.table_id}:{seat}"
+
+    async def _expire(self, seat: int, seq: int) -> None:
+        """Time ran out: a computer player decides; the second expiry in a row hands over the seat."""
+        async with self.lock:
+            state = self.state[seat]
+            if self.closed or self.game.over or state.prompt_seq != seq or state.auto:
+                return
+            state.expiries += 1
+            if state.expiries >= 2:
+                state.auto = True
+            await self._commit(self._computer_choice(seat))
+            if state.auto:
+                await self.presenter.seat_controlled(self, seat, "timeout")
+        self._kick()
+
+    async def take_over(self, seat: int, reason: str) -> None:
+        """Put a seat under computer control (托管), e.g. when its player blocked the bot."""
+        async with self.lock:
+            if self.state[seat].auto or self.seats[seat].computer:
+                return
+            self.state[seat].auto = True
+            self.scheduler.cancel(self._timer_name(seat))
+        await self.presenter.seat_controlled(self, seat, reason)
+        self._kick()
+
+    def _computer_choice(self, seat: int) -> Action:
+        legal = self.game.legal_actions(seat)
+        return self._players[seat].choose(self.game.view(seat), legal)
+
+    def _kick(self) -> None:
+        if self.closed or (self._driver is not None and not self._driver.done()):
+            return
+        self._driver = asyncio.get_running_loop().create_task(self._drive(), name=f"xz-table-{self.table_id}")
+
+    async def _drive(self) -> None:
+        """Let computer players (and seats under 托管) decide until a person must."""
+        while not self.closed:
+            if self.limits.computer_delay:
+                await asyncio.sleep(self.limits.computer_delay)
+            async with self.lock:
+                if self.game.over or self.closed:
+                    return
+                seat = next((s for s in self.game.pending_seats() if self.controlled(s)), None)
+                if seat is None:
+                    return
+                try:
+                    await self._commit(self._computer_choice(seat))
+                except GameError:
+                    log.exception("table %s: computer player chose an illegal action", self.table_id)
+                    return
+
+    def events_of(self, kind: EventType) -> list[Event]:
+        return [e for e in self.last_events if e.type is kind]

@@ -1,0 +1,149 @@
+"""The live tables of one running bot: starting hands, resuming them after a restart, ending them.
+
+One ``Tables`` lives in the Application's services. It builds a ``TableRunner`` per playing
+hand from what storage holds (the action log is the truth; the runner replays it) and wires it
+to the Telegram presenter and to PTB's ``JobQueue`` for decision timers.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from telegram.ext import ContextTypes, JobQueue
+
+from bot.i18n import supported
+from bot.table.presenter import TelegramPresenter
+from bot.table.runner import Limits, SeatPlayer, TableRunner
+from engine.actions import Action, GameError
+from engine.game import Game
+from engine.rules import RuleSet
+from storage import Storage
+from storage.models import Hand, PlayerKind, Table
+
+log = logging.getLogger(__name__)
+
+COMPUTER_NAMES = ("AI-1", "AI-2", "AI-3", "AI-4")
+
+
+class JobQueueScheduler:
+    """Decision timers on PTB's ``JobQueue``, one named job per seat."""
+
+    def __init__(self, job_queue: JobQueue[Any]) -> None:
+        self.job_queue = job_queue
+
+    def start(self, name: str, delay: float, callback: Callable[[], Awaitable[None]]) -> None:
+        async def fire(_: ContextTypes.DEFAULT_TYPE) -> None:
+            await callback()
+
+        self.job_queue.run_once(fire, when=delay, name=name)
+
+    def cancel(self, name: str) -> None:
+        for job in self.job_queue.get_jobs_by_name(name):
+            job.schedule_removal()
+
+
+class Tables:
+    def __init__(self, storage: Storage, presenter: TelegramPresenter, scheduler: JobQueueScheduler,
+                 limits: Limits, default_language: str) -> None:
+        self.storage = storage
+        self.presenter = presenter
+        self.scheduler = scheduler
+        self.limits = limits
+        self.default_language = default_language
+        self.runners: dict[int, TableRunner] = {}
+
+    async def languages(self, runner: TableRunner) -> tuple[str, list[str]]:
+        """The group's language and each seat's (a person's own choice, else the group's)."""
+        chat = await self.storage.get_chat(runner.chat_id)
+        group = supported(chat.language) or self.default_language
+        seats = []
+        for player in runner.seats:
+            user = await self.storage.get_user(player.user_id) if player.user_id is not None else None
+            seats.append(supported(user.language if user else None) or group)
+        return group, seats
+
+    async def seat_players(self, seat_ids: tuple[int, ...]) -> list[SeatPlayer]:
+        players = [await self.storage.get_player(pid) for pid in seat_ids]
+        return [SeatPlayer(p.id, p.name, p.user_id if p.kind is PlayerKind.USER else None) for p in players]
+
+    async def fill_one_computer(self, table: Table) -> Table:
+        """A computer player in the first empty seat (each seat a distinct ledger player)."""
+        seat = table.seats.index(None)
+        for name in COMPUTER_NAMES:
+            player = await self.storage.named_player(table.chat_id, name, PlayerKind.COMPUTER)
+            if player.id not in table.seats:
+                return await self.storage.set_seat(table.id, seat, player.id)
+        raise RuntimeError("more computer seats than computer names")
+
+    async def fill_with_computers(self, table: Table) -> Table:
+        while None in table.seats:
+            table = await self.fill_one_computer(table)
+        return table
+
+    async def start_hand(self, table: Table, dealer: int | None = None) -> TableRunner:
+        """Deal the table's next hand under the chat's current rules and base stake."""
+        chat = await self.storage.get_chat(table.chat_id)
+        rules = RuleSet.from_dict(chat.rules).with_changes(base=chat.base_stake)
+        seed = secrets.randbits(62)
+        dealer = secrets.randbelow(4) if dealer is None else dealer
+        hand = await self.storage.start_hand(table.id, rules.to_dict(), seed, dealer)
+        runner = await self._runner(table, hand, Game(rules, seed, dealer))
+        await runner.start()
+        return runner
+
+    async def resume_all(self) -> None:
+        """After a restart: every playing hand continues where its log ends, or is voided."""
+        for unfinished in await self.storage.unfinished_hands():
+            hand, table = unfinished.hand, unfinished.table
+            try:
+                rules = RuleSet.from_dict(hand.rules)
+                actions = [Action.from_dict(a.action) for a in unfinished.actions]
+                game = Game.replay(rules, hand.seed, hand.dealer, actions)
+            except (GameError, ValueError, KeyError) as error:
+                log.error("hand %s cannot be replayed (%s); voiding it", hand.id, error)
+                await self.storage.void_hand(hand.id, f"could not be replayed: {error}")
+                continue
+            runner = await self._runner(table, hand, game)
+            await runner.start(resumed=True)
+
+    async def _runner(self, table: Table, hand: Hand, game: Game) -> TableRunner:
+        old = self.runners.pop(table.id, None)
+        if old is not None:
+            await old.close()
+        runner = TableRunner(
+            table_id=table.id,
+            chat_id=table.chat_id,
+            hand=hand,
+            game=game,
+            seats=await self.seat_players(hand.seats),
+            storage=self.storage,
+            presenter=self.presenter,
+            scheduler=self.scheduler,
+            limits=self.limits,
+        )
+        self.runners[table.id] = runner
+        return runner
+
+    async def void(self, table_id: int, reason: str) -> None:
+        """Abandon the table's playing hand: chips of the hand are restored."""
+        runner = self.runners.pop(table_id, None)
+        if runner is not None:
+            await runner.close()
+            await self.presenter.forget(table_id)
+            if not runner.game.over:
+                await self.storage.void_hand(runner.hand.id, reason)
+
+    async def finished(self, table_id: int) -> None:
+        runner = self.runners.pop(table_id, None)
+        if runner is not None:
+            await runner.close()
+            await self.presenter.forget(table_id)
+
+    async def close(self) -> None:
+        for runner in list(self.runners.values()):
+            await runner.close()
+        self.runners.clear()
+        await self.presenter.close()

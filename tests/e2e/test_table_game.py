@@ -1,0 +1,172 @@
+"""Hosted games end to end: the real bot, the fake Telegram, people pressing buttons in DMs."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+from fake_telegram import FakeChat, FakeTelegram, FakeUser
+from harness import BotFactory
+from table_players import HumanPlayer, game_buttons, hand_message, play_until_over
+
+from bot.services import services
+from engine.actions import Action
+from engine.game import Game
+from engine.rules import RuleSet
+
+FAST = {"XUEZHAN_COMPUTER_DELAY": "0", "XUEZHAN_GROUP_UPDATE_SECONDS": "0.2", "XUEZHAN_LANG": "en"}
+
+
+async def open_lobby(telegram: FakeTelegram, creator: FakeUser, group: FakeChat):
+    await creator.send(group, "/newgame")
+    return await telegram.wait_for_bot_message(group, lambda m: "table #" in (m.text or ""))
+
+
+async def sit(telegram: FakeTelegram, lobby, *users: FakeUser) -> None:
+    for user in users:
+        await user.start()
+        press = await user.press(lobby, "Join")
+        assert await press.answer() in ("You are seated.", "You are already seated.")
+
+
+async def test_two_people_and_two_computers_play_a_hand_to_the_settlement(
+    telegram: FakeTelegram, start_bot: BotFactory
+) -> None:
+    app = await start_bot(**FAST)
+    alice, bob = telegram.user("Alice"), telegram.user("Bob")
+    group = telegram.group("Friends", members=[alice, bob], admins=[alice])
+    await alice.start()
+    lobby = await open_lobby(telegram, alice, group)
+    assert "Alice" in lobby.text  # the creator, reachable by DM, sits down at once
+    await sit(telegram, lobby, bob)
+    await telegram.wait_for(lambda: "Bob" in lobby.text, what="Bob in the lobby")
+    assert await (await bob.press(lobby, "Start")).answer() is not None  # only the creator or an admin
+    start = await alice.press(lobby, "Start")
+    await start.answer()
+
+    # Each person gets their hand by DM; the group gets one table picture.
+    for user in (alice, bob):
+        await telegram.wait_for(lambda u=user: hand_message(telegram, u), what=f"{user.first_name}'s hand")
+    card = await play_until_over(telegram, group, [HumanPlayer(telegram, alice), HumanPlayer(telegram, bob)])
+    assert card.photo is not None and card.caption.startswith("Hand over")
+
+    storage = services(app).storage
+    hands = await storage.table_hands((await storage.open_tables(group.id))[0].id)
+    assert len(hands) == 1 and hands[0].status == "finished"
+    result = hands[0].result
+    assert sum(result["chips"]) == 0
+    assert await storage.verify() == []
+    # The log replays to the same end, and the chips booked equal the game's.
+    logged = [Action.from_dict(a.action) for a in await storage.hand_actions(hands[0].id)]
+    replayed = Game.replay(RuleSet.from_dict(hands[0].rules), hands[0].seed, hands[0].dealer, logged)
+    assert replayed.over and replayed.chips() == result["chips"]
+    assert telegram.unanswered_presses() == []
+
+
+async def test_presses_from_strangers_and_stale_buttons_change_nothing(
+    telegram: FakeTelegram, start_bot: BotFactory
+) -> None:
+    await start_bot(**FAST, XUEZHAN_DISCARD_SECONDS="60")
+    alice, eve = telegram.user("Alice"), telegram.user("Eve")
+    group = telegram.group("Friends", members=[alice, eve], admins=[alice])
+    await alice.start()
+    lobby = await open_lobby(telegram, alice, group)
+    await (await alice.press(lobby, "Start")).answer()
+    dm = await telegram.wait_for(lambda: hand_message(telegram, alice), what="Alice's hand")
+    await telegram.wait_for(lambda: game_buttons(dm), what="swap buttons")
+    button, _ = game_buttons(dm)[0]
+
+    foreign = await eve.press(dm, data=button.callback_data, check=False)
+    assert await foreign.answer() == "This is not your seat."
+    forged = await alice.press(dm, data=button.callback_data.replace(":t", ":d"), check=False)
+    assert await forged.answer() == "That button is out of date."
+    stale = await alice.press(dm, data=button.callback_data.replace("gm:1:", "gm:1:9", 1), check=False)
+    assert await stale.answer() in ("That button is out of date.", "This hand is over.")
+    assert telegram.unanswered_presses() == []
+
+
+async def test_a_player_who_never_started_the_bot_is_offered_the_start_me_link(
+    telegram: FakeTelegram, start_bot: BotFactory
+) -> None:
+    await start_bot(**FAST)
+    alice, carol = telegram.user("Alice"), telegram.user("Carol")
+    group = telegram.group("Friends", members=[alice, carol], admins=[alice])
+    await alice.start()
+    lobby = await open_lobby(telegram, alice, group)
+    refused = await carol.press(lobby, "Join")
+    assert "private chat" in (await refused.answer() or "") and refused.show_alert
+    link = lobby.button("Start me").url
+    assert link is not None
+    await carol.open_link(link)
+    reply = await telegram.wait_for_bot_message(carol, lambda m: "seated" in (m.text or ""))
+    assert "table #" in reply.text
+    await telegram.wait_for(lambda: "Carol" in lobby.text, what="Carol in the lobby")
+
+
+async def test_a_restart_mid_hand_continues_the_same_hand(telegram: FakeTelegram, start_bot: BotFactory) -> None:
+    app = await start_bot(**FAST)
+    alice = telegram.user("Alice")
+    group = telegram.group("Friends", members=[alice], admins=[alice])
+    await alice.start()
+    lobby = await open_lobby(telegram, alice, group)
+    await (await alice.press(lobby, "Start")).answer()
+    player = HumanPlayer(telegram, alice)
+    for _ in range(6):  # a few decisions into the hand
+        await telegram.wait_for(lambda: hand_message(telegram, alice) and game_buttons(hand_message(telegram, alice)),
+                                timeout=10, what="a decision")
+        await player.act()
+    storage = services(app).storage
+    table = (await storage.open_tables(group.id))[0]
+    hand_before = (await storage.table_hands(table.id))[-1]
+    logged_before = len(await storage.hand_actions(hand_before.id))
+    await start_bot.stop(app)
+
+    app = await start_bot(**FAST)
+    await telegram.wait_for_bot_message(group, lambda m: "continues" in (m.text or ""), timeout=10)
+    storage = services(app).storage
+    hands = await storage.table_hands(table.id)
+    assert [h.id for h in hands] == [hand_before.id]
+    assert len(await storage.hand_actions(hand_before.id)) >= logged_before
+    card = await play_until_over(telegram, group, [player])
+    assert card.photo is not None
+    finished = (await storage.table_hands(table.id))[-1]
+    assert finished.id == hand_before.id and finished.status == "finished"
+    assert await storage.verify() == []
+
+
+async def test_no_group_message_or_picture_shows_a_hidden_hand(telegram: FakeTelegram, start_bot: BotFactory) -> None:
+    app = await start_bot(**FAST)
+    alice = telegram.user("Alice")
+    group = telegram.group("Friends", members=[alice], admins=[alice])
+    await alice.start()
+    lobby = await open_lobby(telegram, alice, group)
+    await (await alice.press(lobby, "Start")).answer()
+    await play_until_over(telegram, group, [HumanPlayer(telegram, alice)])
+    # Every photo the group ever got is a table or a card; the DM pictures never went there.
+    dm_photos = {v.photo_file_id for m in telegram.all_bot_messages(alice) for v in m.versions if v.photo_file_id}
+    group_photos = {v.photo_file_id for m in telegram.all_bot_messages(group) for v in m.versions if v.photo_file_id}
+    assert dm_photos and group_photos and not dm_photos & group_photos
+    assert telegram.max_sends_per_minute(group) <= 20
+    storage = services(app).storage
+    table = (await storage.open_tables(group.id))[0]
+    assert json.dumps((await storage.table_hands(table.id))[0].result)
+
+
+async def test_two_timeouts_hand_the_seat_to_the_computer_until_im_back(
+    telegram: FakeTelegram, start_bot: BotFactory
+) -> None:
+    await start_bot(**FAST, XUEZHAN_DISCARD_SECONDS="1", XUEZHAN_CLAIM_SECONDS="1")
+    alice = telegram.user("Alice")
+    group = telegram.group("Friends", members=[alice], admins=[alice])
+    await alice.start()
+    lobby = await open_lobby(telegram, alice, group)
+    await (await alice.press(lobby, "Start")).answer()
+    notice = await telegram.wait_for_bot_message(group, lambda m: "ran out of time" in (m.text or ""), timeout=15)
+    assert "Alice" in notice.text
+    dm = await telegram.wait_for(
+        lambda: (m := hand_message(telegram, alice)) and any("I'm back" in b.text for b in m.buttons) and m,
+        timeout=10, what="the I'm back button",
+    )
+    back = await alice.press(dm, "I'm back")
+    assert await back.answer() is None
+    await asyncio.sleep(0)
