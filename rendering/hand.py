@@ -13,7 +13,7 @@ from PIL import Image, ImageDraw
 from engine.tiles import Meld, Suit, Tile, suit_of
 from rendering import theme
 from rendering.limits import MAX_SIDE
-from rendering.models import MAX_CONCEALED, validate_tiles
+from rendering.models import MAX_CONCEALED, check_template, validate_tiles
 from rendering.rows import gap, group_gap, meld_slots, paste_groups, paste_row, row_width
 from rendering.text import draw_text, text_width
 from rendering.tiles import MAX_WIDTH, MIN_WIDTH, TileStyle, tile_height
@@ -52,6 +52,7 @@ def render_hand(
     """
     if width is not None and not MIN_IMAGE_WIDTH <= width <= MAX_SIDE:
         raise ValueError(f"width must be {MIN_IMAGE_WIDTH}..{MAX_SIDE} px, got {width}")
+    check_template("void_label", void_label, suit="")
     concealed = tuple(concealed)
     validate_tiles("concealed", concealed)
     if drawn is not None:

@@ -22,6 +22,15 @@ def validate_tiles(what: str, tiles: tuple[Tile, ...]) -> None:
             raise ValueError(f"{what}: {t!r} is not a tile (0..{NUM_KINDS - 1})")
 
 
+def check_template(label: str, template: str, **fields: object) -> None:
+    """A caller's label must format with exactly the fields we supply: say so plainly if not."""
+    try:
+        template.format(**fields)
+    except (KeyError, IndexError, ValueError) as exc:
+        allowed = ", ".join("{" + f + "}" for f in fields) or "none"
+        raise ValueError(f"label {label}={template!r} is not a valid template (fields: {allowed})") from exc
+
+
 @dataclass(frozen=True, slots=True)
 class SeatView:
     """One seat as everybody at the table may see it.
@@ -66,7 +75,13 @@ class TableLabels:
     void: str = "缺{suit}"
     suits: tuple[str, str, str] = ("万", "筒", "条")
     won: str = "胡"
-    hidden: str = "手牌 {n}"
+
+    def __post_init__(self) -> None:
+        check_template("wall", self.wall, n=0)
+        check_template("turn", self.turn, name="")
+        check_template("void", self.void, suit="")
+        if len(self.suits) != 3:
+            raise ValueError(f"suits needs three names (characters, dots, bamboo), got {len(self.suits)}")
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,6 +15,7 @@ from rendering import (
     Payment,
     ResultCard,
     SeatView,
+    TableLabels,
     TableView,
     TallyEntry,
     TileStyle,
@@ -247,3 +248,29 @@ def test_encoders_give_png_and_jpeg_bytes() -> None:
     assert encode_jpeg(img).startswith(b"\xff\xd8")
     with pytest.raises(ValueError, match="quality"):
         encode_jpeg(img, quality=0)
+
+
+def test_a_label_template_with_unknown_fields_is_a_clear_error() -> None:
+    with pytest.raises(ValueError, match="wall"):
+        TableLabels(wall="{count} left")
+    with pytest.raises(ValueError, match="void_label"):
+        render_hand(parse_tiles("123m"), void_suit=Suit.DOTS, void_label="no {void}")
+
+
+def test_without_any_system_font_missing_glyphs_are_boxes_not_errors(monkeypatch) -> None:
+    from rendering import text
+
+    monkeypatch.setattr(text, "FALLBACK_FONTS", ())
+    text._fallback.cache_clear()
+    try:
+        img = render_table(
+            TableView((SeatView("𠀀 🀄 ქართ", 13),) * 4, wall_remaining=10, labels=TableLabels(title="☃"))
+        )
+        assert fits(img)
+    finally:
+        text._fallback.cache_clear()
+
+
+def test_an_empty_hand_with_only_melds_draws() -> None:
+    img = render_hand([], melds=[Meld(MeldKind.PUNG, 1)] * 4)
+    assert fits(img)
