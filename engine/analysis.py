@@ -1,7 +1,7 @@
 """Hand analysis: is it a win, every way it is one, how far it is from one, and what it waits on.
 
 Everything is table-driven per suit. Sichuan mahjong has no honours, so a hand is three independent
-9-rank count vectors; each vector (as 9 bytes) is looked up in lazily filled tables that hold what
+9-rank count vectors; each vector (a 9-tuple) is looked up in lazily filled tables that hold what
 the hand-level answer needs from that suit, and the three entries are combined with a few integer
 operations. A computer player calls these functions thousands of times per decision, and after the
 first few hands almost every lookup is a hit (docs/analysis.md has the details and the numbers).
@@ -79,18 +79,16 @@ class _LazyTable(dict):  # type: ignore[type-arg]
         return value
 
 
-def _suit_vector(key: bytes) -> tuple[int, ...]:
-    """Check and unpack one suit's 9 counts; a wrong length or count is the caller's bad input."""
-    if len(key) != 9 or max(key) > COPIES:
+def _suit_vector(key: tuple[int, ...]) -> tuple[int, ...]:
+    """Check one suit's 9 counts on a table miss: a wrong length or count is the caller's bad input."""
+    if len(key) != 9 or not all(isinstance(c, int) and 0 <= c <= COPIES for c in key):
         raise ValueError(_BAD_COUNTS)
-    return tuple(key)
+    return key
 
 
-def _pack(counts: Sequence[int]) -> bytes:
-    try:
-        return bytes(counts)
-    except (TypeError, ValueError):
-        raise ValueError(_BAD_COUNTS) from None
+def _suit_keys(counts: Sequence[int]) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+    """The three table keys of a hand (slicing then ``tuple`` is the cheapest hashable form)."""
+    return tuple(counts[:9]), tuple(counts[9:18]), tuple(counts[18:])
 
 
 # --- exact decomposition of one suit ---------------------------------------------------------
@@ -156,6 +154,7 @@ def _all_splits(v: tuple[int, ...], with_pair: bool) -> list[tuple[int | None, t
 #   tiles * 256 + 64 * (has an odd count) + 16 * (non-empty) + 4 * (cannot split) + (splits with pair)
 
 _ODD, _PRESENT, _BAD, _PAIR = 64, 16, 4, 1
+_HOPELESS = _ODD | _BAD  # fits neither sets-and-a-pair nor seven pairs: no win whatever the rest
 
 
 def _win_code(key: object) -> int:
@@ -203,14 +202,16 @@ def is_win(counts: Sequence[int], melds: Sequence[Meld] = ()) -> bool:
     >>> is_win(counts_of(parse_tiles("123m456p789s11m22m")))  # three suits
     False
     """
-    b = _pack(counts)
-    total = _WIN_CODE[b[:9]] + _WIN_CODE[b[9:18]] + _WIN_CODE[b[18:]]
+    first = _WIN_CODE[tuple(counts[:9])]
+    if first & _HOPELESS == _HOPELESS and len(counts) == 27:
+        return False  # most random hands stop here, as in any fast win check
+    total = first + _WIN_CODE[tuple(counts[9:18])] + _WIN_CODE[tuple(counts[18:])]
     if not melds:
         return total in _WIN_NO_MELDS
-    return _win_with_melds(b, total, melds)
+    return _win_with_melds(counts, total, melds)
 
 
-def _win_with_melds(b: bytes, total: int, melds: Sequence[Meld]) -> bool:
+def _win_with_melds(counts: Sequence[int], total: int, melds: Sequence[Meld]) -> bool:
     k = len(melds)
     if k > SETS_NEEDED:
         raise ValueError(f"a hand has at most {SETS_NEEDED} melds, got {k}")
@@ -218,7 +219,7 @@ def _win_with_melds(b: bytes, total: int, melds: Sequence[Meld]) -> bool:
     if total >> 8 != 14 - 3 * k or (low >> 2) & 3 or low & 3 != 1:
         return False
     suits = {m.tile // 9 for m in melds}
-    suits.update(s for s in range(3) if any(b[9 * s : 9 * s + 9]))
+    suits.update(s for s in range(3) if any(counts[9 * s : 9 * s + 9]))
     return len(suits) <= 2
 
 
@@ -231,8 +232,7 @@ def is_seven_pairs(counts: Sequence[int]) -> bool:
     >>> is_seven_pairs(counts_of(parse_tiles("11112244m558899p")))
     True
     """
-    b = _pack(counts)
-    total = _WIN_CODE[b[:9]] + _WIN_CODE[b[9:18]] + _WIN_CODE[b[18:]]
+    total = sum(_WIN_CODE[key] for key in _suit_keys(counts))
     return total >> 8 == 14 and not total & _ODD * 3
 
 
@@ -247,11 +247,11 @@ def decompositions(counts: Sequence[int]) -> list[Decomposition]:
     8 [('pung', 0), ('pung', 1), ('pung', 2)]
     8 [('run', 0), ('run', 0), ('run', 0)]
     """
-    b = _pack(counts)
-    codes = [_WIN_CODE[b[:9]], _WIN_CODE[b[9:18]], _WIN_CODE[b[18:]]]
+    keys = _suit_keys(counts)
+    codes = [_WIN_CODE[key] for key in keys]
     if any(c & _BAD for c in codes) or sum(c & _PAIR for c in codes) != 1:
         return []
-    per_suit = [_SPLITS[b[9 * s : 9 * s + 9]] for s in range(3)]
+    per_suit = [_SPLITS[key] for key in keys]
     out = []
     for combo in product(*per_suit):
         pair = next(9 * s + p for s, (p, _) in enumerate(combo) if p is not None)
@@ -288,11 +288,13 @@ def _kept_table(v: tuple[int, ...]) -> tuple[int, ...]:
     states: dict[tuple[int, int, int, int], int] = {(0, 0, 0, 0): 0}
     for i in range(9):
         vi = v[i]
-        ahead = vi + (v[i + 1] if i < 8 else 0) + (v[i + 2] if i < 7 else 0)
+        # More runs from rank i than the most tiles held at any of its three ranks keep nothing
+        # more: dropping one leaves every rank's target still at or above the hand's count.
+        useful_runs = max(v[i : i + 3]) if i <= 6 else 0
         new: dict[tuple[int, int, int, int], int] = {}
         for (x, y, m, p), kept in states.items():
             open_runs = x + y
-            max_runs = min(COPIES - open_runs, SETS_NEEDED - m) if i <= 6 and ahead else 0
+            max_runs = min(COPIES - open_runs, SETS_NEEDED - m, useful_runs)
             for r in range(max_runs + 1):
                 for pung in (0, 1) if vi and m + r < SETS_NEEDED else (0,):
                     for pair in (0, 1) if vi and not p else (0,):
@@ -380,10 +382,6 @@ def _shanten_row(cid: object) -> tuple[int | None, ...]:
 _SHANTEN_ROW = _LazyTable(_shanten_row)
 
 
-def _hand_class(b: bytes) -> int:
-    return _COMBINED[
-        (_COMBINED[(_SUIT_CLASS[b[:9]] << _SHIFT) | _SUIT_CLASS[b[9:18]]] << _SHIFT) | _SUIT_CLASS[b[18:]]
-    ]
 
 
 def shanten(counts: Sequence[int], meld_count: int = 0) -> int:
@@ -402,7 +400,8 @@ def shanten(counts: Sequence[int], meld_count: int = 0) -> int:
     """
     if not 0 <= meld_count <= SETS_NEEDED:
         raise ValueError(f"meld_count must be 0..{SETS_NEEDED}, got {meld_count}")
-    value = _SHANTEN_ROW[_hand_class(_pack(counts))][meld_count]
+    pair = _COMBINED[(_SUIT_CLASS[tuple(counts[:9])] << _SHIFT) | _SUIT_CLASS[tuple(counts[9:18])]]
+    value = _SHANTEN_ROW[_COMBINED[(pair << _SHIFT) | _SUIT_CLASS[tuple(counts[18:])]]][meld_count]
     if value is None:
         limit = 14 - 3 * meld_count
         raise ValueError(f"with {meld_count} melds a hand holds at most {limit} concealed tiles")
@@ -417,13 +416,12 @@ def effective_tiles(counts: Sequence[int], meld_count: int = 0) -> list[Tile]:
     ['1p', '2p', '3p', '4p', '5p', '6p']
     """
     base = shanten(counts, meld_count)
-    b = _pack(counts)
-    if sum(b) > 13 - 3 * meld_count:
+    if sum(counts) > 13 - 3 * meld_count:
         raise ValueError(
             f"effective tiles are for a hand waiting to draw: at most {13 - 3 * meld_count} "
             f"concealed tiles with {meld_count} melds"
         )
-    keys = [b[:9], b[9:18], b[18:]]
+    keys = _suit_keys(counts)
     classes = [_SUIT_CLASS[k] for k in keys]
     out = []
     for s in range(3):
@@ -431,7 +429,7 @@ def effective_tiles(counts: Sequence[int], meld_count: int = 0) -> list[Tile]:
         for r in range(9):
             if key[r] >= COPIES:
                 continue
-            drawn = _SUIT_CLASS[key[:r] + bytes((key[r] + 1,)) + key[r + 1 :]]
+            drawn = _SUIT_CLASS[(*key[:r], key[r] + 1, *key[r + 1 :])]
             c = classes.copy()
             c[s] = drawn
             cid = _COMBINED[(_COMBINED[(c[0] << _SHIFT) | c[1]] << _SHIFT) | c[2]]
@@ -476,8 +474,7 @@ def waits(counts: Sequence[int], melds: Sequence[Meld] = ()) -> list[Tile]:
     k = len(melds)
     if k > SETS_NEEDED:
         raise ValueError(f"a hand has at most {SETS_NEEDED} melds, got {k}")
-    b = _pack(counts)
-    keys = (b[:9], b[9:18], b[18:])
+    keys = _suit_keys(counts)
     codes = [_WIN_CODE[key] for key in keys]
     if sum(codes) >> 8 != 13 - 3 * k:
         raise ValueError(f"waits are for a hand one tile short: {13 - 3 * k} concealed tiles with {k} melds")
@@ -490,12 +487,12 @@ def waits(counts: Sequence[int], melds: Sequence[Meld] = ()) -> list[Tile]:
         if pairs <= 1:
             found.update(9 * s + r for r in _SUIT_WAITS[keys[s]][pairs == 0])
     if not k:
-        pairs = sum(c // 2 for c in b)
+        pairs = sum(c // 2 for c in counts)
         if pairs == 6:
-            found.update(t for t in range(27) if b[t] & 1)
+            found.update(t for t in range(27) if counts[t] & 1)
     if not found:
         return []
-    held = list(b)
+    held = list(counts)
     suits = {s for s in range(3) if codes[s] & _PRESENT}
     for m in melds:
         held[m.tile] += m.size
