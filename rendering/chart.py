@@ -23,9 +23,7 @@ NAME_WIDTH = 230
 MAX_ENTRIES = 40  # keeps the picture under Telegram's 1280 px side (and readable)
 
 
-def render_tally_chart(
-    entries: Sequence[TallyEntry], title: str = "今日战绩", subtitle: str = ""
-) -> Image.Image:
+def render_tally_chart(entries: Sequence[TallyEntry], title: str = "今日战绩", subtitle: str = "") -> Image.Image:
     """Bars sorted from the biggest winner down; the scale is the largest absolute tally."""
     if len(entries) > MAX_ENTRIES:
         raise ValueError(f"a tally chart shows at most {MAX_ENTRIES} players, got {len(entries)}")

@@ -142,9 +142,7 @@ class Payment:
 
     def __post_init__(self) -> None:
         if self.amount < 0:
-            raise ValueError(
-                f"a payment amount cannot be negative ({self.payer} -> {self.payee}: {self.amount})"
-            )
+            raise ValueError(f"a payment amount cannot be negative ({self.payer} -> {self.payee}: {self.amount})")
 
 
 @dataclass(frozen=True, slots=True)

@@ -63,9 +63,7 @@ def paste_row(canvas: Image.Image, slots: Iterable[Slot], x: float, y: float, ti
     return end
 
 
-def paste_groups(
-    canvas: Image.Image, groups: Sequence[Sequence[Slot]], x: float, y: float, tile_width: int
-) -> float:
+def paste_groups(canvas: Image.Image, groups: Sequence[Sequence[Slot]], x: float, y: float, tile_width: int) -> float:
     """Paste several rows separated by a group gap (melds); returns the x past the last one."""
     end = x
     for group in groups:
@@ -76,9 +74,7 @@ def paste_groups(
     return end
 
 
-def render_tiles(
-    tiles: Sequence[Tile | None], tile_width: int = 64, highlight: Collection[int] = ()
-) -> Image.Image:
+def render_tiles(tiles: Sequence[Tile | None], tile_width: int = 64, highlight: Collection[int] = ()) -> Image.Image:
     """A plain row of tiles on the felt — waits, the three tiles to swap, a claimed discard.
 
     ``None`` is a face-down tile; ``highlight`` holds positions in ``tiles``.

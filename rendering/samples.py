@@ -124,8 +124,7 @@ def table_sample() -> TableView:
 def table_start_sample() -> TableView:
     """The first turn: nothing discarded, void suits not yet revealed, English labels."""
     seats = tuple(
-        SeatView(name, 14 if i == 0 else 13, is_dealer=i == 0)
-        for i, name in enumerate(("Ann", "Ben", "Cat", "Dan"))
+        SeatView(name, 14 if i == 0 else 13, is_dealer=i == 0) for i, name in enumerate(("Ann", "Ben", "Cat", "Dan"))
     )
     labels = TableLabels(
         title="Bloody battle",

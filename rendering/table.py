@@ -139,9 +139,7 @@ def _panel(
         slots = [
             (
                 t,
-                TileStyle.HIGHLIGHT
-                if last_discard and row_start + i == len(seat.discards) - 1
-                else TileStyle.NORMAL,
+                TileStyle.HIGHLIGHT if last_discard and row_start + i == len(seat.discards) - 1 else TileStyle.NORMAL,
             )
             for i, t in enumerate(chunk)
         ]
@@ -180,9 +178,7 @@ def _seat_info(
         draw_text(draw, (x + 9, badge_y), text, 22, theme.ON_FELT, bold=True)
         x += w + 26
     chips = f"{seat.chips:+d}" if seat.chips else "0"
-    colour = (
-        theme.GAIN_ON_FELT if seat.chips > 0 else theme.LOSS_ON_FELT if seat.chips < 0 else theme.ON_FELT_SOFT
-    )
+    colour = theme.GAIN_ON_FELT if seat.chips > 0 else theme.LOSS_ON_FELT if seat.chips < 0 else theme.ON_FELT_SOFT
     draw_text(draw, (x0, y1 - 20), chips, 32, colour, bold=True)
     if seat.status:
         draw_text(

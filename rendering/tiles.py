@@ -60,9 +60,7 @@ def _sprite(tile: Tile | None, width: int, style: TileStyle) -> Image.Image:
     thickness = round(h * 0.07)
     face_box = (0, 0, w - 1, h - 1 - thickness)
     if tile is None:
-        draw.rounded_rectangle(
-            (0, 0, w - 1, h - 1), radius, fill=theme.IVORY, outline=theme.OUTLINE, width=edge
-        )
+        draw.rounded_rectangle((0, 0, w - 1, h - 1), radius, fill=theme.IVORY, outline=theme.OUTLINE, width=edge)
         draw.rounded_rectangle(face_box, radius, fill=theme.JADE, outline=theme.OUTLINE, width=edge)
         inset = w * 0.14
         draw.rounded_rectangle(
@@ -77,9 +75,7 @@ def _sprite(tile: Tile | None, width: int, style: TileStyle) -> Image.Image:
             TileStyle.HIGHLIGHT: theme.HIGHLIGHT_FACE,
             TileStyle.VOID: theme.VOID_FACE,
         }[style]
-        draw.rounded_rectangle(
-            (0, 0, w - 1, h - 1), radius, fill=theme.JADE, outline=theme.OUTLINE, width=edge
-        )
+        draw.rounded_rectangle((0, 0, w - 1, h - 1), radius, fill=theme.JADE, outline=theme.OUTLINE, width=edge)
         draw.rounded_rectangle(face_box, radius, fill=face, outline=theme.OUTLINE, width=edge)
         if style is TileStyle.HIGHLIGHT:
             ring = edge * 3
@@ -96,9 +92,7 @@ def _draw_face(draw: ImageDraw.ImageDraw, tile: Tile, box: tuple[float, float, f
     suit, rank = suit_of(tile), rank_of(tile)
     colour = {Suit.CHARACTERS: theme.RED, Suit.DOTS: theme.BLUE, Suit.BAMBOO: theme.GREEN}[suit]
     index_size = round(w * 0.3)
-    draw.text(
-        (x0 + w * 0.1, y0 + h * 0.035), str(rank), font=font(index_size, bold=True), fill=colour, anchor="lt"
-    )
+    draw.text((x0 + w * 0.1, y0 + h * 0.035), str(rank), font=font(index_size, bold=True), fill=colour, anchor="lt")
     # The picture sits below the corner index, centred on what is left of the face.
     area = (x0 + w * 0.1, y0 + h * 0.23, x1 - w * 0.1, y1 - h * 0.05)
     if suit is Suit.CHARACTERS:
@@ -201,10 +195,10 @@ def _column(x: float, y0: float, y1: float, colour: Color = _G) -> _Stick:
 
 _BAMBOO: dict[int, tuple[float, Sequence[_Stick]]] = {
     1: (0.32, [_column(0.5, 0.0, 1.0, _G)]),
-    2: (0.18, [_column(0.5, 0.0, 0.42), _column(0.5, 0.58, 1.0, _B)]),
-    3: (0.17, [_column(0.5, 0.0, 0.42), _column(0.27, 0.58, 1.0, _B), _column(0.73, 0.58, 1.0, _B)]),
+    2: (0.22, [_column(0.5, 0.0, 0.42), _column(0.5, 0.58, 1.0, _B)]),
+    3: (0.2, [_column(0.5, 0.0, 0.42), _column(0.27, 0.58, 1.0, _B), _column(0.73, 0.58, 1.0, _B)]),
     4: (
-        0.17,
+        0.2,
         [
             _column(0.27, 0.0, 0.42),
             _column(0.73, 0.0, 0.42, _B),
@@ -213,7 +207,7 @@ _BAMBOO: dict[int, tuple[float, Sequence[_Stick]]] = {
         ],
     ),
     5: (
-        0.15,
+        0.18,
         [
             _column(0.2, 0.0, 0.42),
             _column(0.8, 0.0, 0.42, _B),
@@ -223,32 +217,20 @@ _BAMBOO: dict[int, tuple[float, Sequence[_Stick]]] = {
         ],
     ),
     6: (
-        0.15,
-        [
-            _column(x, y0, y1, c)
-            for y0, y1, c in ((0.0, 0.42, _G), (0.58, 1.0, _B))
-            for x in (0.18, 0.5, 0.82)
-        ],
+        0.19,
+        [_column(x, y0, y1, c) for y0, y1, c in ((0.0, 0.42, _G), (0.58, 1.0, _B)) for x in (0.18, 0.5, 0.82)],
     ),
     7: (
-        0.14,
+        0.18,
         [_column(0.5, 0.0, 0.3, _R)]
-        + [
-            _column(x, y0, y1, c)
-            for y0, y1, c in ((0.36, 0.65, _G), (0.71, 1.0, _B))
-            for x in (0.18, 0.5, 0.82)
-        ],
+        + [_column(x, y0, y1, c) for y0, y1, c in ((0.36, 0.65, _G), (0.71, 1.0, _B)) for x in (0.18, 0.5, 0.82)],
     ),
     8: (
-        0.13,
-        [
-            _column(x, y0, y1, c)
-            for y0, y1, c in ((0.0, 0.42, _G), (0.58, 1.0, _B))
-            for x in (0.1, 0.37, 0.63, 0.9)
-        ],
+        0.16,
+        [_column(x, y0, y1, c) for y0, y1, c in ((0.0, 0.42, _G), (0.58, 1.0, _B)) for x in (0.1, 0.37, 0.63, 0.9)],
     ),
     9: (
-        0.14,
+        0.18,
         [
             _column(x, y0, y1, _R if x == 0.5 else c)
             for y0, y1, c in ((0.0, 0.3, _G), (0.35, 0.65, _B), (0.7, 1.0, _G))
