@@ -134,10 +134,19 @@ def _rename(font, weight: str) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--text-file", type=Path, action="append", default=[],
-                        help="add every character of this UTF-8 file (repeatable)")
-    parser.add_argument("--source-dir", type=Path, default=DEFAULT_SOURCE_DIR,
-                        help="directory holding NotoSansCJK-Regular.ttc and NotoSansCJK-Bold.ttc")
+    parser.add_argument(
+        "--text-file",
+        type=Path,
+        action="append",
+        default=[],
+        help="add every character of this UTF-8 file (repeatable)",
+    )
+    parser.add_argument(
+        "--source-dir",
+        type=Path,
+        default=DEFAULT_SOURCE_DIR,
+        help="directory holding NotoSansCJK-Regular.ttc and NotoSansCJK-Bold.ttc",
+    )
     args = parser.parse_args(argv)
     for path in [*args.text_file, *(args.source_dir / f for f in WEIGHTS.values())]:
         if not path.is_file():
@@ -151,8 +160,10 @@ def main(argv: list[str] | None = None) -> int:
             chars |= common_hanzi()
         out, covered = make_subset(args.source_dir / filename, weight, chars)
         chars_file(weight).write_text("".join(sorted(covered)) + "\n", encoding="utf-8")
-        print(f"{out.relative_to(FONT_DIR.parent.parent)}: {len(covered)} characters, "
-              f"{out.stat().st_size // 1024} KB")
+        print(
+            f"{out.relative_to(FONT_DIR.parent.parent)}: {len(covered)} characters, "
+            f"{out.stat().st_size // 1024} KB"
+        )
         missing = sorted(chars - covered)
         if missing:
             print(f"  not in the source font (left out): {''.join(missing)!r}")
