@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import hashlib
 import re
+from ipaddress import IPv4Address
 from pathlib import Path
 from typing import Literal
 from urllib.parse import urlparse
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import Field, ValidationError, field_validator
+from pydantic import Field, IPvAnyAddress, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 TELEGRAM_API_URL = "https://api.telegram.org/bot"
@@ -38,10 +39,13 @@ class Settings(BaseSettings):
     tz: str = Field("Asia/Shanghai", alias="XUEZHAN_TZ")
     admins_text: str = Field("", alias="XUEZHAN_ADMINS")
     api_url: str = Field(TELEGRAM_API_URL, alias="XUEZHAN_API_URL")
-    discard_seconds: int = Field(30, alias="XUEZHAN_DISCARD_SECONDS", ge=5, le=3600)
-    claim_seconds: int = Field(15, alias="XUEZHAN_CLAIM_SECONDS", ge=3, le=3600)
+    discard_seconds: float = Field(30, alias="XUEZHAN_DISCARD_SECONDS", gt=0, le=3600)
+    claim_seconds: float = Field(15, alias="XUEZHAN_CLAIM_SECONDS", gt=0, le=3600)
+    group_update_seconds: float = Field(3, alias="XUEZHAN_GROUP_UPDATE_SECONDS", ge=0, le=60)
+    computer_delay: float = Field(1, alias="XUEZHAN_COMPUTER_DELAY", ge=0, le=30)
     webhook_url: str = Field("", alias="XUEZHAN_WEBHOOK_URL")
     webhook_port: int = Field(8443, alias="XUEZHAN_WEBHOOK_PORT", ge=1, le=65535)
+    webhook_listen: IPvAnyAddress = Field(IPv4Address("0.0.0.0"), alias="XUEZHAN_WEBHOOK_LISTEN")
 
     @field_validator("token")
     @classmethod

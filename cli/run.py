@@ -70,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         if settings.webhook_url:
             app.run_webhook(
-                listen="0.0.0.0",
+                listen=str(settings.webhook_listen),
                 port=settings.webhook_port,
                 url_path=settings.webhook_path,
                 webhook_url=settings.webhook_url,

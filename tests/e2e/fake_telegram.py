@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
+import aiohttp
 from aiohttp import web
 from fake_markup import (
     CALLBACK_DATA_LIMIT,
@@ -328,6 +329,8 @@ class FakeTelegram:
         self.commands: dict[tuple[str, str], list[dict[str, str]]] = {}
         self.files: dict[str, bytes] = {}
         self.webhook_url = ""
+        self.webhook_secret: str | None = None
+        self._webhook_task: asyncio.Task[None] | None = None
         self._file_paths: dict[str, str] = {}
         self._chat_messages: dict[int, list[ChatMessage]] = {}
         self._next_message_id: dict[int, int] = {}
@@ -361,6 +364,11 @@ class FakeTelegram:
     async def stop(self) -> None:
         self._closing = True
         self._notify()
+        if self._webhook_task is not None:
+            self._webhook_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._webhook_task
+            self._webhook_task = None
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
@@ -694,6 +702,9 @@ class FakeTelegram:
                 "can_read_all_group_messages": not self.privacy_mode, "supports_inline_queries": False}
 
     async def _api_getUpdates(self, params: dict[str, Any], uploads: dict[str, bytes]) -> list[Any]:
+        if self.webhook_url:
+            raise ApiError(409, "Conflict: can't use getUpdates method while webhook is active; use "
+                                "deleteWebhook to delete the webhook first")
         offset = params.get("offset") or 0
         limit = params.get("limit") or 100
         timeout = float(params.get("timeout") or 0)
@@ -715,8 +726,40 @@ class FakeTelegram:
         return True
 
     async def _api_setWebhook(self, params: dict[str, Any], uploads: dict[str, bytes]) -> bool:
-        self.webhook_url = params.get("url", "")
+        url = params.get("url", "")
+        if url and urlparse(url).scheme not in {"http", "https"}:
+            raise bad_request("bad webhook: invalid webhook URL specified")
+        self.webhook_url = url
+        self.webhook_secret = params.get("secret_token")
+        if params.get("drop_pending_updates"):
+            self._updates.clear()
+        if url and self._webhook_task is None:
+            self._webhook_task = asyncio.get_running_loop().create_task(self._deliver_by_webhook())
         return True
+
+    async def _deliver_by_webhook(self) -> None:
+        """POST each update, in order, to the webhook until it answers 2xx (as Telegram retries)."""
+        async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=10)) as session:
+            while self.webhook_url and not self._closing:
+                if not self._updates:
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(self._changed.wait(), 0.5)
+                    continue
+                update = self._updates[0]
+                secret = self.webhook_secret
+                headers = {"X-Telegram-Bot-Api-Secret-Token": secret} if secret else {}
+                try:
+                    async with session.post(self.webhook_url, json=update, headers=headers) as answer:
+                        delivered = 200 <= answer.status < 300
+                except aiohttp.ClientError:
+                    delivered = False
+                if delivered:
+                    self._updates.remove(update)
+                    self._delivered_up_to = max(self._delivered_up_to, update["update_id"])
+                    self._notify()
+                else:
+                    await asyncio.sleep(0.1)
+        self._webhook_task = None
 
     async def _api_getWebhookInfo(self, params: dict[str, Any], uploads: dict[str, bytes]) -> dict[str, Any]:
         return {"url": self.webhook_url, "has_custom_certificate": False,

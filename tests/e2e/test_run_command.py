@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import socket
 import sys
 from pathlib import Path
 
@@ -78,3 +79,30 @@ async def test_the_bot_serves_by_long_polling_and_stops_cleanly_on_sigterm(
         code, stderr = await finished(process)
     assert code == 0 and "Traceback" not in stderr
     assert (tmp_path / "bot.db").exists()
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+async def test_with_a_webhook_url_the_bot_serves_by_webhook(telegram: FakeTelegram, tmp_path: Path) -> None:
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/xuezhan-hook"
+    env = environment(TELEGRAM_BOT_TOKEN=telegram.token, XUEZHAN_API_URL=telegram.base_url,
+                      XUEZHAN_DB=str(tmp_path / "bot.db"), XUEZHAN_WEBHOOK_URL=url,
+                      XUEZHAN_WEBHOOK_PORT=str(port), XUEZHAN_WEBHOOK_LISTEN="127.0.0.1")
+    process = await xuezhan_run(tmp_path, env)
+    try:
+        await telegram.wait_for(lambda: telegram.webhook_url == url, timeout=20, what="setWebhook")
+        assert telegram.webhook_secret  # Telegram will prove itself with the secret token
+        alice = telegram.user("Alice")
+        await alice.start()
+        welcome = await telegram.wait_for_bot_message(alice, timeout=10)
+        assert welcome.text.startswith("欢迎来到血战")
+        assert telegram.calls_of("getUpdates") == []
+    finally:
+        process.send_signal(signal.SIGTERM)
+        code, stderr = await finished(process)
+    assert code == 0 and "Traceback" not in stderr
