@@ -109,6 +109,7 @@ def make_subset(source: Path, weight: str, chars: set[str]) -> tuple[Path, set[s
     subsetter.subset(font)
     _rename(font, weight)
     out = FONT_DIR / f"XuezhanSansCJK-{weight}.otf"
+    font.recalcTimestamp = False  # keep the source's dates so re-running gives identical bytes
     font.save(str(out))
     return out, covered
 
