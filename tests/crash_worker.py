@@ -6,15 +6,14 @@ logged action once (as a retried Telegram update would), then play hands on seve
 at once from one event loop, book scorekeeping records and undo some, void a hand now and
 then. It prints ``ready`` after its first write so the test knows it is inside the loop.
 
-:func:`check_database` is what the crash test runs after every kill; the hand model is
-:class:`SimHand`, a deterministic stand-in referee whose transfers depend on the whole log
-so far, so a replay proves the log is a legal prefix and the ledger matches it exactly.
+:func:`check_database` is what the crash test runs after every kill: it replays every
+hand's log through the real referee (``engine.game.Game``), which proves the log is a legal
+prefix, and compares the ledger with the transfers the referee books for each action.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import random
 import select
@@ -22,7 +21,6 @@ import signal
 import subprocess
 import sys
 import time
-import zlib
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from typing import Any
@@ -31,6 +29,10 @@ ROOT = __file__.rsplit("/tests/", 1)[0]
 if ROOT not in sys.path:  # run as a script: make the project importable
     sys.path.insert(0, ROOT)
 
+from engine.actions import Action  # noqa: E402
+from engine.game import Game  # noqa: E402
+from engine.rules import RuleSet  # noqa: E402
+from engine.settlement import Transfer  # noqa: E402
 from storage import (  # noqa: E402
     HandStatus,
     PlayerKind,
@@ -41,67 +43,50 @@ from storage import (  # noqa: E402
 
 CHAT = -424242
 PLAYERS = 6
-KINDS = ("discard", "pung", "kong", "draw")
 
 
-class IllegalAction(AssertionError):
-    """The log holds an action the model would not have produced at that point."""
+RULES_BY_PRESET = ("chengdu", "xueliu", "classic")
 
 
-class SimHand:
-    """A deterministic hand: turn order, a fixed length, kongs that pay, a final settlement.
+class EngineHand:
+    """One real hand (``engine.game.Game``) driven by uniformly random legal actions.
 
-    Every action's transfers are a function of a running CRC of the log, so replaying a
-    log reproduces them exactly, and a log that skips or changes an action is refused.
+    ``apply`` returns the transfers the referee booked for that action, so replaying a log
+    reproduces them exactly; ``Game.apply`` refuses any action that is not legal there.
     """
 
-    def __init__(self, seed: int, dealer: int) -> None:
-        self.seq = 0
-        self.turn = dealer
-        self.length = 8 + seed % 25
-        self.digest = seed & 0xFFFFFFFF
-        self.finished = False
+    def __init__(self, rules: dict[str, Any], seed: int, dealer: int) -> None:
+        self.game = Game(RuleSet.from_dict(rules), seed, dealer)
+
+    @property
+    def seq(self) -> int:
+        return len(self.game.actions)
+
+    @property
+    def finished(self) -> bool:
+        return self.game.over
 
     def choose(self, rng: random.Random) -> dict[str, Any]:
-        kind = "settle" if self.seq == self.length - 1 else rng.choice(KINDS)
-        return {"seq": self.seq, "seat": self.turn, "kind": kind, "tile": rng.randrange(27)}
+        seat = rng.choice(self.game.pending_seats())
+        return rng.choice(self.game.legal_actions(seat)).to_dict()
 
-    def apply(self, action: dict[str, Any]) -> tuple[list[SeatTransfer], dict[str, Any] | None]:
-        """Check the action is legal here, advance, and return (transfers, result or None)."""
-        if self.finished:
-            raise IllegalAction(f"action {action} after the hand ended")
-        expected_kind = "settle" if self.seq == self.length - 1 else None
-        if action.get("seq") != self.seq or action.get("seat") != self.turn:
-            raise IllegalAction(f"action {action} out of turn (want seq {self.seq}, seat {self.turn})")
-        if (action.get("kind") == "settle") != (expected_kind == "settle") or action.get("kind") not in (
-            *KINDS,
-            "settle",
-        ):
-            raise IllegalAction(f"action {action} is not legal at step {self.seq} of {self.length}")
-        text = json.dumps(action, sort_keys=True)
-        self.digest = zlib.crc32(text.encode(), self.digest)
-        rng = random.Random(self.digest)
-        seat = action["seat"]
-        transfers: list[SeatTransfer] = []
+    def apply(self, action: dict[str, Any]) -> tuple[list[Transfer], dict[str, Any] | None]:
+        booked = len(self.game.transfers)
+        self.game.apply(Action.from_dict(action))
+        transfers = self.game.transfers[booked:]
         result = None
-        if action["kind"] == "kong":
-            transfers = [SeatTransfer(other, seat, 2, "kong") for other in range(4) if other != seat]
-        elif action["kind"] == "settle":
-            for _ in range(rng.randint(1, 6)):
-                payer, payee = rng.sample(range(4), 2)
-                transfers.append(SeatTransfer(payer, payee, rng.randint(1, 32), "win"))
-            result = {"winners": sorted({t.payee for t in transfers})}
-            self.finished = True
-        self.seq += 1
-        self.turn = (self.turn + 1 + action["tile"]) % 4
+        if self.game.over:
+            result = {
+                "chips": self.game.chips(),
+                "winners": self.game.winners(),
+                "next_dealer": self.game.next_dealer(),
+            }
         return transfers, result
 
 
-def replay(
-    seed: int, dealer: int, actions: Sequence[dict[str, Any]]
-) -> tuple[SimHand, list[list[SeatTransfer]]]:
-    """Rebuild a hand from its log; raises IllegalAction if the log is not a legal prefix."""
-    hand = SimHand(seed, dealer)
+def replay(rules: dict[str, Any], seed: int, dealer: int, actions: Sequence[dict[str, Any]]):
+    """Rebuild a hand from its log; raises GameError if the log is not a legal prefix."""
+    hand = EngineHand(rules, seed, dealer)
     booked = [hand.apply(action)[0] for action in actions]
     return hand, booked
 
@@ -121,30 +106,27 @@ async def _setup(store: SqliteStorage, tables: int) -> list[int]:
     return open_ids[:tables]
 
 
-async def _play_table(
-    store: SqliteStorage, table_id: int, rng: random.Random, resume: Any, ready: asyncio.Event
-):
+async def _play_table(store: SqliteStorage, table_id: int, rng: random.Random, resume: Any, ready: asyncio.Event):
     while True:
         if resume is not None:
             hand = resume.hand
             logged = [a.action for a in resume.actions]
-            model, _ = replay(hand.seed, hand.dealer, logged)
+            model, _ = replay(hand.rules, hand.seed, hand.dealer, logged)
             if logged and rng.random() < 0.5:
                 again = await store.append_action(hand.id, len(logged) - 1, logged[-1])
                 assert again.duplicate, "a retried action was written twice"
             resume = None
         else:
-            hand = await store.start_hand(
-                table_id, {"preset": "sim"}, seed=rng.randrange(2**31), dealer=rng.randrange(4)
-            )
-            model = SimHand(hand.seed, hand.dealer)
+            rules = RuleSet.preset(rng.choice(RULES_BY_PRESET)).to_dict()
+            hand = await store.start_hand(table_id, rules, seed=rng.randrange(2**31), dealer=rng.randrange(4))
+            model = EngineHand(hand.rules, hand.seed, hand.dealer)
         while not model.finished:
-            if rng.random() < 0.004:
+            if rng.random() < 0.001:
                 await store.void_hand(hand.id, "abandoned")
                 break
-            action = model.choose(rng)
+            seq, action = model.seq, model.choose(rng)
             transfers, result = model.apply(action)
-            written = await store.append_action(hand.id, action["seq"], action, transfers, result=result)
+            written = await store.append_action(hand.id, seq, action, transfers, result=result)
             assert not written.duplicate
             ready.set()
 
@@ -162,15 +144,15 @@ async def _keep_scores(store: SqliteStorage, rng: random.Random) -> None:
             await store.undo_last_record(session.id)
         else:
             payer, payee = rng.sample(range(4), 2)
-            await store.add_record(
-                session.id, {"win": payee}, [SeatTransfer(payer, payee, rng.randint(1, 16), "win")]
-            )
-        await asyncio.sleep(0)
+            await store.add_record(session.id, {"win": payee}, [SeatTransfer(payer, payee, rng.randint(1, 16), "win")])
+        await asyncio.sleep(0.005)
 
 
 async def work(path: str, seed: int, tables: int) -> None:
     rng = random.Random(seed)
-    store = await open_storage(path)
+    # NORMAL is enough to survive a killed process in WAL mode (FULL adds power-cut safety),
+    # and lets each life of the worker get through more hands before it is killed.
+    store = await open_storage(path, synchronous="NORMAL")
     table_ids = await _setup(store, tables)
     unfinished = {u.table.id: u for u in await store.unfinished_hands()}
     ready = asyncio.Event()
@@ -204,9 +186,7 @@ async def check_database(path: str) -> dict[str, int]:
             else:
                 by_record[entry.record_id].append(entry)
         balances = {line.player_id: line.net for line in await store.balances(CHAT)}
-        assert {p: n for p, n in net.items() if n} == {p: n for p, n in balances.items() if n}, (
-            "balances != ledger"
-        )
+        assert {p: n for p, n in net.items() if n} == {p: n for p, n in balances.items() if n}, "balances != ledger"
         assert sum(balances.values()) == 0
 
         counts = Counter()
@@ -235,7 +215,7 @@ async def check_database(path: str) -> dict[str, int]:
 
 def _check_hand(hand: Any, logged: Sequence[Any], rows: Sequence[Any]) -> None:
     assert [a.seq for a in logged] == list(range(len(logged))), f"hand {hand.id}: log is not contiguous"
-    model, expected = replay(hand.seed, hand.dealer, [a.action for a in logged])
+    model, expected = replay(hand.rules, hand.seed, hand.dealer, [a.action for a in logged])
     seat_of = {player: seat for seat, player in enumerate(hand.seats)}
     booked: dict[int, Counter] = defaultdict(Counter)
     reversal: Counter = Counter()
@@ -247,14 +227,17 @@ def _check_hand(hand: Any, logged: Sequence[Any], rows: Sequence[Any]) -> None:
             booked[row.hand_seq][line] += 1
     for seq, transfers in enumerate(expected):
         want = Counter((t.payer, t.payee, t.amount) for t in transfers)
-        assert booked.get(seq, Counter()) == want, (
-            f"hand {hand.id} action {seq}: ledger {booked.get(seq)} != {want}"
-        )
-    assert set(booked) <= set(range(len(expected))), (
-        f"hand {hand.id}: chips booked for actions not in the log"
-    )
+        assert booked.get(seq, Counter()) == want, f"hand {hand.id} action {seq}: ledger {booked.get(seq)} != {want}"
+    assert set(booked) <= set(range(len(expected))), f"hand {hand.id}: chips booked for actions not in the log"
+    if hand.status is not HandStatus.VOIDED:
+        net = [0] * 4
+        for (payer, payee, amount), count in sum(booked.values(), Counter()).items():
+            net[payer] -= amount * count
+            net[payee] += amount * count
+        assert net == model.game.chips(), f"hand {hand.id}: ledger {net} != referee {model.game.chips()}"
     if hand.status is HandStatus.FINISHED:
         assert model.finished, f"hand {hand.id} finished without its settlement"
+        assert hand.result is not None and hand.result["chips"] == model.game.chips()
     elif hand.status is HandStatus.PLAYING:
         assert not model.finished, f"hand {hand.id} settled but still playing"
         assert not reversal
