@@ -931,11 +931,13 @@ class Game:
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Game:
         """Restore a state written by ``to_dict`` (scores are recomputed from the stored hands)."""
+        if not isinstance(d, dict):
+            raise GameError("bad_state", "a saved hand state is a JSON object")
         try:
             return cls._from_dict(d)
         except GameError:
             raise
-        except (KeyError, TypeError, ValueError, IndexError) as exc:
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
             raise GameError("bad_state", f"not a saved hand state: {exc}") from None
 
     @classmethod
