@@ -107,9 +107,7 @@ class Storage(Protocol):
 
     async def set_table_status(self, table_id: int, status: TableStatus) -> Table: ...
 
-    async def set_table_message(
-        self, table_id: int, message_id: int | None, seat: int | None = None
-    ) -> Table:
+    async def set_table_message(self, table_id: int, message_id: int | None, seat: int | None = None) -> Table:
         """Remember the group's table message, or with ``seat`` that seat's private message."""
         ...
 
@@ -157,17 +155,13 @@ class Storage(Protocol):
         ...
 
     # -- scorekeeping for real-tile games ---------------------------------------------------
-    async def start_session(
-        self, chat_id: int, player_ids: Sequence[int], creator_id: int | None
-    ) -> ScoreSession: ...
+    async def start_session(self, chat_id: int, player_ids: Sequence[int], creator_id: int | None) -> ScoreSession: ...
 
     async def get_session(self, session_id: int) -> ScoreSession: ...
 
     async def open_sessions(self, chat_id: int) -> list[ScoreSession]: ...
 
-    async def add_record(
-        self, session_id: int, record: JSON, transfers: Sequence[TransferLike]
-    ) -> ScoreRecord:
+    async def add_record(self, session_id: int, record: JSON, transfers: Sequence[TransferLike]) -> ScoreRecord:
         """Book one manual record and its transfers (seats of the session) in one transaction."""
         ...
 
@@ -198,9 +192,7 @@ class Storage(Protocol):
         """Net chips per player over the local days ``first`` .. ``last`` (``day`` = first)."""
         ...
 
-    async def leaderboard(
-        self, chat_id: int, *, since: date | None = None, limit: int = 10
-    ) -> list[PlayerTotal]:
+    async def leaderboard(self, chat_id: int, *, since: date | None = None, limit: int = 10) -> list[PlayerTotal]:
         """All time, or from the local day ``since`` (e.g. the 1st of this month)."""
         ...
 

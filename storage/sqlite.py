@@ -10,7 +10,9 @@ and not a connection pool: see docs/storage.md.
 
 from __future__ import annotations
 
+import bisect
 import json
+import math
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from contextlib import AbstractAsyncContextManager
@@ -107,8 +109,7 @@ async def _migrate(db: aiosqlite.Connection, migrations: Sequence[Migration]) ->
     (version,) = await (await db.execute("PRAGMA user_version")).fetchone()  # type: ignore[misc]
     if version > len(migrations):
         raise StorageError(
-            f"database schema version {version} is newer than this program knows ({len(migrations)}); "
-            "upgrade xuezhan"
+            f"database schema version {version} is newer than this program knows ({len(migrations)}); upgrade xuezhan"
         )
     for number in range(version, len(migrations)):
         await db.execute("BEGIN IMMEDIATE")
@@ -158,8 +159,7 @@ class SqliteStorage:
     async def _chat(self, db: aiosqlite.Connection, chat_id: int) -> Chat:
         row = await self._one(
             db,
-            "SELECT id, language, timezone, rules, base_stake, summary_time, last_summary_date "
-            "FROM chats WHERE id = ?",
+            "SELECT id, language, timezone, rules, base_stake, summary_time, last_summary_date FROM chats WHERE id = ?",
             (chat_id,),
         )
         if row is None:
@@ -183,9 +183,7 @@ class SqliteStorage:
             values["summary_time"] = parsed.strftime("%H:%M")
         if "rules" in values:
             values["rules"] = _dumps(values["rules"])
-        if "base_stake" in values and not (
-            isinstance(values["base_stake"], int) and values["base_stake"] > 0
-        ):
+        if "base_stake" in values and not (isinstance(values["base_stake"], int) and values["base_stake"] > 0):
             raise InvalidWrite(f"base stake must be a positive whole number, not {values['base_stake']!r}")
         if "language" in values and not isinstance(values["language"], str):
             raise InvalidWrite("language must be a language code such as 'zh' or 'en'")
@@ -215,9 +213,7 @@ class SqliteStorage:
         language: str | None = None,
         started_dm: bool | None = None,
     ) -> User:
-        row = await self._one(
-            db, "SELECT display_name, language, started_dm FROM users WHERE id = ?", (user_id,)
-        )
+        row = await self._one(db, "SELECT display_name, language, started_dm FROM users WHERE id = ?", (user_id,))
         if row is None:
             user = User(user_id, display_name or str(user_id), language, bool(started_dm))
         else:
@@ -248,9 +244,7 @@ class SqliteStorage:
         async with self._tx() as db:
             await self._chat(db, chat_id)
             await self._save_user(db, user_id, name)
-            row = await self._one(
-                db, "SELECT id FROM players WHERE chat_id = ? AND user_id = ?", (chat_id, user_id)
-            )
+            row = await self._one(db, "SELECT id FROM players WHERE chat_id = ? AND user_id = ?", (chat_id, user_id))
             if row is None:
                 cursor = await db.execute(
                     "INSERT INTO players (chat_id, kind, user_id, name) VALUES (?, 'user', ?, ?)",
@@ -346,9 +340,7 @@ class SqliteStorage:
         async with self._tx() as db:
             table = await self._table(db, table_id)
             if table.status is not TableStatus.LOBBY:
-                raise InvalidWrite(
-                    f"table {table_id} is {table.status.value}; seats change only in the lobby"
-                )
+                raise InvalidWrite(f"table {table_id} is {table.status.value}; seats change only in the lobby")
             if player_id is not None:
                 await self._player_in_chat(db, player_id, table.chat_id)
                 if player_id in table.seats and table.seats[seat] != player_id:
@@ -366,9 +358,7 @@ class SqliteStorage:
             await db.execute("UPDATE tables SET status = ? WHERE id = ?", (status.value, table_id))
             return await self._table(db, table_id)
 
-    async def set_table_message(
-        self, table_id: int, message_id: int | None, seat: int | None = None
-    ) -> Table:
+    async def set_table_message(self, table_id: int, message_id: int | None, seat: int | None = None) -> Table:
         async with self._tx() as db:
             await self._table(db, table_id)
             if seat is None:
@@ -401,9 +391,7 @@ class SqliteStorage:
         )
         if row is None:
             raise NotFound(f"no hand {hand_id}")
-        seats = await self._all(
-            db, "SELECT player_id FROM hand_seats WHERE hand_id = ? ORDER BY seat", (hand_id,)
-        )
+        seats = await self._all(db, "SELECT player_id FROM hand_seats WHERE hand_id = ? ORDER BY seat", (hand_id,))
         return Hand(
             id=row[0],
             table_id=row[1],
@@ -428,9 +416,7 @@ class SqliteStorage:
                 raise InvalidWrite(f"table {table_id} is {table.status.value}; no new hand")
             if None in table.seats:
                 raise InvalidWrite(f"table {table_id} has an empty seat; fill it before dealing")
-            busy = await self._one(
-                db, "SELECT id FROM hands WHERE table_id = ? AND status = 'playing'", (table_id,)
-            )
+            busy = await self._one(db, "SELECT id FROM hands WHERE table_id = ? AND status = 'playing'", (table_id,))
             if busy is not None:
                 raise InvalidWrite(f"table {table_id} is still playing hand {busy[0]}")
             (number,) = await self._one(
@@ -519,9 +505,7 @@ class SqliteStorage:
             return [await self._hand(db, row[0]) for row in rows]
 
     async def _actions(self, db: aiosqlite.Connection, hand_id: int) -> list[LoggedAction]:
-        rows = await self._all(
-            db, "SELECT seq, action, at FROM actions WHERE hand_id = ? ORDER BY seq", (hand_id,)
-        )
+        rows = await self._all(db, "SELECT seq, action, at FROM actions WHERE hand_id = ? ORDER BY seq", (hand_id,))
         return [LoggedAction(seq, json.loads(action), days.from_ms(at)) for seq, action, at in rows]
 
     async def hand_actions(self, hand_id: int) -> list[LoggedAction]:
@@ -559,9 +543,7 @@ class SqliteStorage:
             ended_at=None if row[5] is None else days.from_ms(row[5]),
         )
 
-    async def start_session(
-        self, chat_id: int, player_ids: Sequence[int], creator_id: int | None
-    ) -> ScoreSession:
+    async def start_session(self, chat_id: int, player_ids: Sequence[int], creator_id: int | None) -> ScoreSession:
         players = list(player_ids)
         if not 2 <= len(players) <= SEATS or len(set(players)) != len(players):
             raise InvalidWrite(f"a scorekeeping session needs 2 to 4 different players, got {players}")
@@ -572,8 +554,7 @@ class SqliteStorage:
             if creator_id is not None:
                 await self._ensure_user(db, creator_id)
             cursor = await db.execute(
-                "INSERT INTO score_sessions (chat_id, status, creator_id, started_at) "
-                "VALUES (?, 'open', ?, ?)",
+                "INSERT INTO score_sessions (chat_id, status, creator_id, started_at) VALUES (?, 'open', ?, ?)",
                 (chat_id, creator_id, self._now_ms()),
             )
             session_id = cursor.lastrowid
@@ -615,9 +596,7 @@ class SqliteStorage:
         )
         return cursor.lastrowid, seq, now  # type: ignore[return-value]
 
-    async def add_record(
-        self, session_id: int, record: JSON, transfers: Sequence[TransferLike]
-    ) -> ScoreRecord:
+    async def add_record(self, session_id: int, record: JSON, transfers: Sequence[TransferLike]) -> ScoreRecord:
         record_json = _dumps(record)
         async with self._tx() as db:
             session = await self._open_session(db, session_id)
@@ -740,9 +719,7 @@ class SqliteStorage:
             ") t JOIN players p ON p.id = t.party ORDER BY t.net DESC, p.name, p.id",
             window + window,
         )
-        (count,) = await self._one(
-            db, "SELECT COUNT(*) FROM ledger WHERE chat_id = ? AND at >= ? AND at < ?", window
-        )
+        (count,) = await self._one(db, "SELECT COUNT(*) FROM ledger WHERE chat_id = ? AND at >= ? AND at < ?", window)
         return [PlayerTotal(*row) for row in rows], count
 
     async def daily_tally(self, chat_id: int, day: date) -> DayTally:
@@ -756,45 +733,41 @@ class SqliteStorage:
         return DayTally(chat_id, first, tuple(lines), count)
 
     async def daily_tallies(self, chat_id: int, first: date, last: date) -> list[DayTally]:
+        """SQL sums the range in 15-minute UTC buckets in one index scan; Python files each
+        bucket under its local day. Every local midnight of a real time zone falls on such a
+        bucket edge (the bucket shrinks to a common divisor if one does not), so this stays
+        exact on 23- and 25-hour days."""
         span = (last - first).days + 1
         if span < 1 or span > MAX_TALLY_DAYS:
             raise InvalidWrite(f"a date range must cover 1 to {MAX_TALLY_DAYS} days, not {first} .. {last}")
-        all_days = [date.fromordinal(first.toordinal() + i) for i in range(span)]
+        all_days = [date.fromordinal(first.toordinal() + i) for i in range(span + 1)]
         async with self._tx() as db:
             chat = await self._chat(db, chat_id)
             tz = days.zone(chat.timezone)
             bounds = [days.day_start_ms(d, tz) for d in all_days]
-            bounds.append(days.day_start_ms(date.fromordinal(last.toordinal() + 1), tz))
-            values = ", ".join("(?, ?, ?)" for _ in all_days)
-            params: list[Any] = []
-            for i in range(span):
-                params += [i, bounds[i], bounds[i + 1]]
-            window = [chat_id, bounds[0], bounds[-1]]
-            rows = await self._all(
-                db,
-                f"WITH span(day, lo, hi) AS (VALUES {values}) "
-                "SELECT span.day, p.id, p.name, SUM(x.delta), p.user_id, COUNT(*) FROM span JOIN ("
-                "  SELECT payee AS party, amount AS delta, at FROM ledger"
-                "  WHERE chat_id = ? AND at >= ? AND at < ?"
-                "  UNION ALL"
-                "  SELECT payer, -amount, at FROM ledger WHERE chat_id = ? AND at >= ? AND at < ?"
-                ") x ON x.at >= span.lo AND x.at < span.hi JOIN players p ON p.id = x.party "
-                "GROUP BY span.day, p.id",
-                params + window + window,
-            )
-        lines: dict[int, list[PlayerTotal]] = defaultdict(list)
-        sides: dict[int, int] = defaultdict(int)
-        for index, player_id, name, net, user_id, count in rows:
-            lines[index].append(PlayerTotal(player_id, name, net, user_id))
+            step = math.gcd(_BUCKET_MS, *bounds)
+            window = {"chat": chat_id, "lo": bounds[0], "hi": bounds[-1], "step": step}
+            rows = await self._all(db, _BUCKETED_NETS, window)
+            names = {
+                player_id: (name, user_id)
+                for player_id, name, user_id in await self._all(
+                    db, "SELECT id, name, user_id FROM players WHERE chat_id = ?", (chat_id,)
+                )
+            }
+        nets: list[dict[int, int]] = [defaultdict(int) for _ in range(span)]
+        sides = [0] * span
+        for bucket, party, net, count in rows:
+            index = bisect.bisect_right(bounds, bucket * step) - 1
+            nets[index][party] += net
             sides[index] += count
-        return [
-            DayTally(chat_id, day, tuple(sorted(lines[i], key=_best_first)), sides[i] // 2)
-            for i, day in enumerate(all_days)
-        ]
 
-    async def leaderboard(
-        self, chat_id: int, *, since: date | None = None, limit: int = 10
-    ) -> list[PlayerTotal]:
+        def lines(day_nets: dict[int, int]) -> tuple[PlayerTotal, ...]:
+            found = (PlayerTotal(party, names[party][0], net, names[party][1]) for party, net in day_nets.items())
+            return tuple(sorted(found, key=_best_first))
+
+        return [DayTally(chat_id, all_days[i], lines(nets[i]), sides[i] // 2) for i in range(span)]
+
+    async def leaderboard(self, chat_id: int, *, since: date | None = None, limit: int = 10) -> list[PlayerTotal]:
         if since is None:
             return (await self.balances(chat_id))[:limit]
         async with self._tx() as db:
@@ -889,10 +862,7 @@ class SqliteStorage:
                 "UNION ALL SELECT chat_id, payer, -amount FROM ledger) GROUP BY chat_id, party",
             ):
                 ledger_net[(chat_id, party)] = net
-            cached = {
-                (c, p): b
-                for c, p, b in await self._all(db, "SELECT chat_id, player_id, balance FROM balances")
-            }
+            cached = {(c, p): b for c, p, b in await self._all(db, "SELECT chat_id, player_id, balance FROM balances")}
             for key in sorted(set(ledger_net) | set(cached)):
                 if ledger_net.get(key, 0) != cached.get(key, 0):
                     problems.append(
@@ -903,8 +873,7 @@ class SqliteStorage:
                 problems.append(f"{what} {ident}: {n} ledger row(s) name a player not seated at {owner}")
             for hand_id, count, top in await self._all(
                 db,
-                "SELECT hand_id, COUNT(*), MAX(seq) FROM actions GROUP BY hand_id "
-                "HAVING COUNT(*) <> MAX(seq) + 1",
+                "SELECT hand_id, COUNT(*), MAX(seq) FROM actions GROUP BY hand_id HAVING COUNT(*) <> MAX(seq) + 1",
             ):
                 problems.append(f"hand {hand_id}: action log has gaps ({count} actions, last number {top})")
             for hand_id, party, net in await self._all(
@@ -924,8 +893,7 @@ class SqliteStorage:
                 problems.append(f"hand {hand_id}: status disagrees with its result / finish time")
             for (hand_id,) in await self._all(
                 db,
-                "SELECT DISTINCT l.hand_id FROM ledger l JOIN hands h ON h.id = l.hand_id "
-                "WHERE l.chat_id <> h.chat_id",
+                "SELECT DISTINCT l.hand_id FROM ledger l JOIN hands h ON h.id = l.hand_id WHERE l.chat_id <> h.chat_id",
             ):
                 problems.append(f"hand {hand_id}: ledger rows booked to another chat")
         return problems
@@ -948,6 +916,16 @@ class SqliteStorage:
 
 
 _PLAYER_COLUMNS = "id, chat_id, name, kind, user_id"
+
+_BUCKET_MS = 15 * 60 * 1000
+# Net chips per (bucket of :step ms, party) over [:lo, :hi), from the covering index.
+_BUCKETED_NETS = """
+SELECT at / :step AS bucket, party, SUM(delta), COUNT(*) FROM (
+    SELECT at, payee AS party, amount AS delta FROM ledger WHERE chat_id = :chat AND at >= :lo AND at < :hi
+    UNION ALL
+    SELECT at, payer, -amount FROM ledger WHERE chat_id = :chat AND at >= :lo AND at < :hi
+) GROUP BY bucket, party
+"""
 
 # Everything append_action must know before writing, in one round trip to the SQLite thread.
 _APPEND_HEAD = """
