@@ -276,11 +276,73 @@ _SPLITS = _LazyTable(_suit_splits)
 # suit can keep. Suits combine by max-plus convolution; every (K, pair count, tiles) triple is
 # interned as a small int "class" so combining two classes is itself a cached table lookup.
 
-_NO = -99  # an unreachable entry
-
 
 def _kept_table(v: tuple[int, ...]) -> tuple[int, ...]:
-    """K[m * 2 + p] for m = 0..4 sets and p = 0..1 pairs, by a DP over ranks.
+    """K[m * 2 + p] for m = 0..4 sets and p = 0..1 pairs: the most tiles of ``v`` kept."""
+    return _kept_capped(v) if COPIES in v else _kept_uncapped(v)
+
+
+def _kept_uncapped(v: tuple[int, ...]) -> tuple[int, ...]:
+    """``_kept_table`` for shapes with at most three copies of every tile.
+
+    The lowest tile is either not kept or the lowest kept tile of one group: a whole pung or run,
+    a pair (as the pair, or as two thirds of a pung), two thirds of a run (adjacent or with a gap),
+    or a lone seed of a set or of the pair. Memoised on the rest of the vector, so a new suit
+    shape mostly reuses shapes already seen. The four-copy limit is not modelled: no shape with at
+    most three copies of each tile needs a fifth copy to reach its optimum (checked exhaustively
+    against ``_kept_capped`` for every such shape of up to 14 tiles; tests repeat it for small ones).
+    """
+    hit = _KEPT.get(v)
+    if hit is not None:
+        return hit
+    i = 0
+    while not v[i]:
+        i += 1
+    c = list(v)
+    c[i] -= 1
+    rest = tuple(c)
+    best = list(_kept_uncapped(rest) if any(rest) else _NOTHING_KEPT)  # the lowest tile is not kept
+    c[i] += 1
+
+    def take(ranks: tuple[int, ...], sets: int, pair: int) -> None:
+        for r in ranks:
+            c[r] -= 1
+        rest = tuple(c)
+        sub = _kept_uncapped(rest) if any(rest) else _NOTHING_KEPT
+        for r in ranks:
+            c[r] += 1
+        kept = len(ranks)
+        for m in range(5 - sets):
+            for p in range(2 - pair):
+                value = sub[2 * m + p] + kept
+                j = 2 * (m + sets) + p + pair
+                if value > best[j]:
+                    best[j] = value
+
+    take((i,), 1, 0)
+    take((i,), 0, 1)
+    if v[i] >= 2:
+        take((i, i), 1, 0)
+        take((i, i), 0, 1)
+        if v[i] >= 3:
+            take((i, i, i), 1, 0)
+    if i <= 7 and v[i + 1]:
+        take((i, i + 1), 1, 0)
+    if i <= 6 and v[i + 2]:
+        take((i, i + 2), 1, 0)
+        if v[i + 1]:
+            take((i, i + 1, i + 2), 1, 0)
+    table = _KEPT[v] = tuple(best)
+    return table
+
+
+_NOTHING_KEPT = (0,) * 10
+_NO = -99  # an unreachable entry of the capped DP
+_KEPT: dict[tuple[int, ...], tuple[int, ...]] = {}
+
+
+def _kept_capped(v: tuple[int, ...]) -> tuple[int, ...]:
+    """``_kept_table`` for shapes holding all four copies of a tile, by a DP over ranks.
 
     State: (runs started two ranks back, runs started one rank back, sets so far, pair so far),
     each with the most hand tiles kept; the target's count at every rank is capped at four copies.
@@ -336,7 +398,8 @@ def _intern(cls: tuple[tuple[int, ...], int, int]) -> int:
 
 def _suit_class(key: object) -> int:
     v = _suit_vector(key)  # type: ignore[arg-type]
-    return _intern((_kept_table(v), sum(c // 2 for c in v), sum(v)))
+    kept = _kept_table(v) if any(v) else _NOTHING_KEPT
+    return _intern((kept, sum(c // 2 for c in v), sum(v)))
 
 
 _SUIT_CLASS = _LazyTable(_suit_class)
@@ -349,7 +412,7 @@ def _combine(key: object) -> int:
     table = []
     for m in range(5):
         for p in range(2):
-            best = _NO
+            best = 0
             for ma in range(m + 1):
                 for pa in range(p + 1):
                     value = ka[2 * ma + pa] + kb[2 * (m - ma) + p - pa]
@@ -380,8 +443,6 @@ def _shanten_row(cid: object) -> tuple[int | None, ...]:
 
 
 _SHANTEN_ROW = _LazyTable(_shanten_row)
-
-
 
 
 def shanten(counts: Sequence[int], meld_count: int = 0) -> int:

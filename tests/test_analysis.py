@@ -3,6 +3,7 @@ brute-force enumerator (tests/brute_force.py) and with PyPI ``mahjong`` where th
 
 from __future__ import annotations
 
+import itertools
 import random
 
 import brute_force as bf
@@ -246,9 +247,11 @@ def test_shanten_and_win_agree_with_pypi_mahjong_where_the_rules_coincide() -> N
 
 # --- properties ------------------------------------------------------------------------------
 
-two_suit_hands = st.integers(0, 2).flatmap(
-    lambda void: st.lists(st.sampled_from([t for t in range(27) if t // 9 != void]), min_size=13, max_size=13)
-).filter(lambda tiles: all(tiles.count(t) <= 4 for t in tiles))
+two_suit_hands = (
+    st.integers(0, 2)
+    .flatmap(lambda void: st.lists(st.sampled_from([t for t in range(27) if t // 9 != void]), min_size=13, max_size=13))
+    .filter(lambda tiles: all(tiles.count(t) <= 4 for t in tiles))
+)
 
 
 @settings(max_examples=300, deadline=None)
@@ -275,3 +278,19 @@ def test_one_draw_moves_shanten_by_at_most_one(tiles: list[int], draw: int) -> N
         rest = list(tiles)
         rest.remove(discard)
         assert shanten(counts_of(rest)) in (before, before + 1)
+
+
+def test_the_fast_suit_table_never_needs_a_fifth_copy_where_it_is_used() -> None:
+    """Shapes without a four skip the four-copy cap; compare them with the capped DP."""
+    from engine.analysis import _kept_capped, _kept_uncapped
+
+    rng = random.Random(11)
+    small = [v for v in itertools.product(range(4), repeat=9) if 0 < sum(v) <= 5]
+    dense = []
+    while len(dense) < 400:
+        v = [0] * 9
+        for r in rng.sample([r for r in range(9) for _ in range(3)], rng.randrange(7, 15)):
+            v[r] += 1
+        dense.append(tuple(v))
+    for v in small + dense:
+        assert _kept_uncapped(v) == _kept_capped(v), v
