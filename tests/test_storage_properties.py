@@ -87,7 +87,7 @@ async def play(path: Path, steps: list[tuple[str, list[SeatTransfer]]]) -> None:
         await store.close()
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(step, max_size=25))
 def test_any_sequence_of_writes_keeps_the_books_sound(steps):
     with tempfile.TemporaryDirectory() as folder:
