@@ -24,9 +24,9 @@ from typing import Protocol
 
 from engine import ai_eval, analysis
 from engine.actions import Action, ActionType
-from engine.ai_eval import Outlook
+from engine.ai_eval import Assessment, Outlook
 from engine.game import Phase, SeatView
-from engine.rules import GameMode, RuleSet, SelfDrawBonus
+from engine.rules import DirectKongPayment, GameMode, RuleSet, SelfDrawBonus
 from engine.scoring import wait_scores
 from engine.tiles import COPIES, Meld, MeldKind, Tile, counts_of, tiles_of
 
@@ -159,6 +159,20 @@ class GreedyPlayer:
 # A win is worth roughly this many times its multiplier in chips (discards pay once,
 # self-draws once per player still in).
 CHIPS_PER_MULTIPLIER = 1.8
+# A kong's payment is refunded (退税) if the hand is not ready at the empty wall.
+KONG_PAYMENT_WEIGHT = 0.5
+# How much a tile's danger (someone may win on it) weighs against hand value.
+DANGER_WEIGHT = 1.0
+# The danger model: how fast opponents become ready, the share of their suits' tiles a ready
+# hand waits on, and what dealing in costs (in multiplier units).
+READY_BASE = 0.05
+READY_PER_DISCARD = 0.045
+READY_PER_MELD = 0.12
+WAIT_SHARE = 0.15
+DEAL_IN_COST = 1.5
+# With few draws left and a hand this far from ready, play safe instead of building.
+FOLD_SHANTEN = 2
+FOLD_DRAWS = 4.0
 
 
 class AIPlayer:
@@ -185,9 +199,7 @@ class AIPlayer:
 
     # --- own turn: win, kong or discard ---------------------------------------------------
 
-    def _own_turn(
-        self, view: SeatView, legal: Sequence[Action], counts: list[int], outlook: Outlook
-    ) -> Action:
+    def _own_turn(self, view: SeatView, legal: Sequence[Action], counts: list[int], outlook: Outlook) -> Action:
         wins = _of_type(legal, ActionType.WIN)
         if wins:
             return wins[0]
@@ -196,30 +208,28 @@ class AIPlayer:
         discards = _of_type(legal, ActionType.DISCARD)
         if void is not None and any(a.tile is not None and a.tile // 9 == void for a in discards):
             return self._dump_void(view, discards)
-        ranked = ai_eval.rank_discards(
-            counts, melds, outlook, [a.tile for a in discards if a.tile is not None]
-        )
+        ranked = ai_eval.rank_discards(counts, melds, outlook, [a.tile for a in discards if a.tile is not None])
         danger = _danger(view)
-        best_value, best_tile = max(
-            ((value - danger[tile], tile) for value, tile in ranked), key=lambda vt: (vt[0], -vt[1])
-        )
+        options = [Assessment(a.shanten, a.value - DANGER_WEIGHT * danger[t]) for a, t in ranked]
+        keep, tile = ranked[ai_eval.best_choice(options, outlook)]
+        if keep.shanten >= FOLD_SHANTEN and outlook.draws_left <= FOLD_DRAWS:
+            tile = min((t for _, t in ranked), key=lambda t: (danger[t], t))
         for a in _of_type(legal, ActionType.KONG):
             assert a.tile is not None
-            gain = self._kong_gain(view, counts, melds, a.tile, outlook, best_value)
-            if gain >= 0:
+            if self._kong_pays(view, counts, melds, a.tile, outlook, keep):
                 return a
-        return Action.discard(view.seat, best_tile)
+        return Action.discard(view.seat, tile)
 
-    def _kong_gain(
+    def _kong_pays(
         self,
         view: SeatView,
         counts: list[int],
         melds: tuple[Meld, ...],
         tile: Tile,
         outlook: Outlook,
-        keep_value: float,
-    ) -> float:
-        """Chips a kong adds over the best discard: payment now plus the hand after the kong."""
+        keep: Assessment,
+    ) -> bool:
+        """Kong on one's turn when the hand is no slower after it; its payment settles ties."""
         after = list(counts)
         others = sum(view.in_play) - 1
         if counts[tile] == COPIES:
@@ -230,8 +240,7 @@ class AIPlayer:
             after[tile] -= 1
             new_melds = tuple(Meld(MeldKind.KONG, tile) if m.tile == tile else m for m in melds)
             payment = others if view.drawn == tile else 0
-        value = ai_eval.route_values(after, new_melds, outlook)
-        return (value - keep_value) * CHIPS_PER_MULTIPLIER + payment * 0.5
+        return _no_worse(ai_eval.assess(after, new_melds, outlook), keep, payment)
 
     def _dump_void(self, view: SeatView, discards: Sequence[Action]) -> Action:
         """Throw void tiles first; the safest one (fewest seats that could want it) goes first."""
@@ -256,25 +265,21 @@ class AIPlayer:
             return passes[0]
         void = _void_of(view)
         base = _without_void(counts, void)
-        keep = ai_eval.route_values(base, melds, outlook)
-        best, best_gain = passes[0] if passes else legal[0], 0.0
-        for a in legal:
+        keep = ai_eval.assess(base, melds, outlook)
+        for a in sorted(legal, key=lambda a: a.type is not ActionType.KONG):
             if a.type is ActionType.KONG:
                 after = list(base)
                 after[tile] -= 3
-                new_melds = (*melds, Meld(MeldKind.KONG, tile))
-                value = ai_eval.route_values(after, new_melds, outlook)
-                gain = (value - keep) * CHIPS_PER_MULTIPLIER + 1.0
+                payment = 2 if self.rules.direct_kong_payment is not DirectKongPayment.ONE_FROM_DISCARDER else 1
+                if _no_worse(ai_eval.assess(after, (*melds, Meld(MeldKind.KONG, tile)), outlook), keep, payment):
+                    return a
             elif a.type is ActionType.PUNG:
                 after = list(counts)
                 after[tile] -= 2
-                value = _best_after_discard(after, (*melds, Meld(MeldKind.PUNG, tile)), void, outlook)
-                gain = (value - keep) * CHIPS_PER_MULTIPLIER
-            else:
-                continue
-            if gain > best_gain:
-                best, best_gain = a, gain
-        return best
+                new = _best_after_discard(after, (*melds, Meld(MeldKind.PUNG, tile)), void, outlook)
+                if new.shanten < keep.shanten or (new.shanten == keep.shanten and new.value > keep.value):
+                    return a
+        return passes[0] if passes else legal[0]
 
     def _take_win(
         self, view: SeatView, counts: list[int], melds: tuple[Meld, ...], tile: Tile, outlook: Outlook
@@ -305,30 +310,41 @@ def _outlook(view: SeatView, rules: RuleSet) -> Outlook:
     return Outlook(tuple(view.unseen()), view.wall_count / active, rules)
 
 
-def _best_after_discard(
-    counts: list[int], melds: tuple[Meld, ...], void: int | None, outlook: Outlook
-) -> float:
-    """The hand's value after its best discard (a void tile, while one is held)."""
+def _best_after_discard(counts: list[int], melds: tuple[Meld, ...], void: int | None, outlook: Outlook) -> Assessment:
+    """The hand after its best discard (a void tile, while one is held)."""
     stripped = _without_void(counts, void)
     if stripped != counts:
-        return ai_eval.route_values(stripped, melds, outlook)
-    ranked = ai_eval.rank_discards(counts, melds, outlook, [t for t in range(27) if counts[t]])
-    return ranked[0][0]
+        return ai_eval.assess(stripped, melds, outlook)
+    return ai_eval.best_discard(counts, melds, outlook, [t for t in range(27) if counts[t]])[0]
+
+
+def _no_worse(after: Assessment, keep: Assessment, payment: int) -> bool:
+    """A kong is taken when it leaves the hand no slower; its payment now outweighs small losses."""
+    if after.shanten != keep.shanten:
+        return after.shanten < keep.shanten
+    return after.value * CHIPS_PER_MULTIPLIER + KONG_PAYMENT_WEIGHT * payment >= keep.value * CHIPS_PER_MULTIPLIER
 
 
 def _danger(view: SeatView) -> list[float]:
-    """How likely each tile is to be someone's winning tile (0 for a suit they have voided)."""
+    """Expected loss (in multiplier units) of discarding each tile: someone may win on it.
+
+    An opponent grows likelier to be ready with every discard and meld; a tile of the suit
+    they voided can never be their win, a tile with few unseen copies is a rarer wait, and
+    a tile they threw away themselves is one they did not want.
+    """
+    unseen = view.unseen()
     out = [0.0] * 27
-    wall_factor = max(0.0, 1.0 - view.wall_count / 55)
-    for s in range(4):
+    for s in range(len(view.in_play)):
         if s == view.seat or not view.in_play[s]:
             continue
+        ready = min(0.9, READY_BASE + READY_PER_DISCARD * len(view.rivers[s]) + READY_PER_MELD * len(view.melds[s]))
         void = view.voids[s]
-        exposure = 0.15 + 0.1 * len(view.melds[s])
+        own = set(view.rivers[s])
         for t in range(27):
             if void is not None and t // 9 == int(void):
                 continue
-            out[t] += exposure * wall_factor
+            chance = ready * WAIT_SHARE * (unseen[t] + 0.5) / 4.5
+            out[t] += chance * (0.5 if t in own else 1.0) * DEAL_IN_COST
     return out
 
 

@@ -14,7 +14,6 @@ Shanten, waits and effective tiles come from ``engine.analysis``; winning values
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -25,11 +24,13 @@ from engine.tiles import COPIES, Meld, Tile, tiles_of
 
 SUIT_SLICES = (slice(0, 9), slice(9, 18), slice(18, 27))
 
-# A discard can also complete a hand (win, pung), so each draw is worth a bit more than one
-# look at the wall.
-CLAIM_FACTOR = 1.4
-# Later steps toward a win have fewer outs than the first one.
-STEP_DECAY = 0.75
+# Discards offer extra chances beyond one's own draws: a win (the last step) or a pung.
+WIN_CLAIM_FACTOR = 1.6
+STEP_CLAIM_FACTOR = 1.2
+# Outs a hand typically has at a later step: ready (last step) and earlier steps. The outs
+# of the first step are known exactly; those of later ones are not, and are rarely more.
+LATER_OUTS_READY = 6
+LATER_OUTS_EARLIER = 16
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,24 +58,27 @@ def only_suit(counts: Sequence[int], suit: int) -> list[int]:
 
 
 def completion_probability(steps: int, outs: float, outlook: Outlook) -> float:
-    """P(at least ``steps`` improvements in the draws left), a Poisson estimate.
-
-    The per-draw rate is ``outs / unseen``; it is damped per extra step because each
-    improvement uses up outs.
-    """
+    """P(``steps`` improvements within the draws left): each draw advances one step with
+    probability ``outs / unseen`` (damped for later steps, whose outs are not known yet)."""
     if steps <= 0:
         return 1.0
     if outs <= 0:
         return 0.0
-    rate = outs / outlook.unseen_total
-    lam = outlook.draws_left * CLAIM_FACTOR * rate * STEP_DECAY ** (steps - 1)
-    # P(N >= steps) for N ~ Poisson(lam)
-    term = math.exp(-lam)
-    below = term
-    for k in range(1, steps):
-        term *= lam / k
-        below += term
-    return max(0.0, 1.0 - below)
+    total = outlook.unseen_total
+    rates = []
+    for i in range(steps):
+        remaining_after = steps - i - 1
+        step_outs = outs if i == 0 else min(outs, LATER_OUTS_EARLIER if remaining_after else LATER_OUTS_READY)
+        factor = STEP_CLAIM_FACTOR if remaining_after else WIN_CLAIM_FACTOR
+        rates.append(min(0.95, step_outs * factor / total))
+    # stage[i] = P(i steps done); one draw moves stage i to i + 1 with probability rates[i]
+    stage = [1.0] + [0.0] * steps
+    for _ in range(max(0, round(outlook.draws_left))):
+        for i in range(steps - 1, -1, -1):
+            moved = stage[i] * rates[i]
+            stage[i] -= moved
+            stage[i + 1] += moved
+    return stage[steps]
 
 
 def live_outs(tiles: Sequence[Tile], outlook: Outlook) -> int:
@@ -162,18 +166,58 @@ def _cap(value: int, rules: RuleSet) -> int:
     return value if rules.cap is None else min(value, rules.cap)
 
 
+@dataclass(frozen=True, slots=True)
+class Assessment:
+    """A hand waiting to draw: its shanten and its expected multiplier (best route)."""
+
+    shanten: int
+    value: float
+
+
+def assess(counts: Sequence[int], melds: Sequence[Meld], outlook: Outlook) -> Assessment:
+    return Assessment(analysis.shanten(counts, len(melds)), route_values(counts, melds, outlook))
+
+
+# A slower hand is only preferred when it is worth this many times more, and early enough.
+SLOWER_VALUE_RATIO = 2.0
+SLOWER_MIN_DRAWS = 8.0
+
+
+def best_choice(options: Sequence[Assessment], outlook: Outlook) -> int:
+    """Index of the best option: the fastest hand, by value among equally fast ones.
+
+    Speed comes first because a hand that never completes is worth nothing and a win
+    takes the seat out of harm's way; a hand one step slower is chosen only for a route
+    worth ``SLOWER_VALUE_RATIO`` times more (a flush, seven pairs) with many draws left.
+    """
+    fastest = min(o.shanten for o in options)
+    best = max((i for i, o in enumerate(options) if o.shanten == fastest), key=lambda i: options[i].value)
+    if outlook.draws_left >= SLOWER_MIN_DRAWS:
+        for i, o in enumerate(options):
+            much_better = o.value > SLOWER_VALUE_RATIO * options[best].value
+            if o.shanten == fastest + 1 and much_better:
+                best = i
+    return best
+
+
 def rank_discards(
     counts: Sequence[int], melds: Sequence[Meld], outlook: Outlook, candidates: Sequence[Tile]
-) -> list[tuple[float, Tile]]:
-    """Each candidate discard with the value of the hand left, best first."""
+) -> list[tuple[Assessment, Tile]]:
+    """Each distinct candidate discard with the assessment of the hand it leaves."""
     work = list(counts)
-    ranked: list[tuple[float, Tile]] = []
+    out: list[tuple[Assessment, Tile]] = []
     for tile in sorted(set(candidates)):
         work[tile] -= 1
-        ranked.append((route_values(work, melds, outlook), tile))
+        out.append((assess(work, melds, outlook), tile))
         work[tile] += 1
-    ranked.sort(key=lambda vt: (-vt[0], vt[1]))
-    return ranked
+    return out
+
+
+def best_discard(
+    counts: Sequence[int], melds: Sequence[Meld], outlook: Outlook, candidates: Sequence[Tile]
+) -> tuple[Assessment, Tile]:
+    ranked = rank_discards(counts, melds, outlook, candidates)
+    return ranked[best_choice([a for a, _ in ranked], outlook)]
 
 
 # --- before play: swap three and the void suit ---------------------------------------------
