@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import socket
@@ -24,6 +25,13 @@ async def xuezhan_run(cwd: Path, env: dict[str, str]) -> asyncio.subprocess.Proc
         sys.executable, "-m", "cli.main", "run", cwd=cwd, env=env,
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
     )
+
+
+async def stopped(process: asyncio.subprocess.Process) -> tuple[int, str]:
+    """SIGTERM (as systemd and docker stop send) unless the process already ended, then its end."""
+    with contextlib.suppress(ProcessLookupError):
+        process.send_signal(signal.SIGTERM)
+    return await finished(process)
 
 
 async def finished(process: asyncio.subprocess.Process, timeout: float = 30) -> tuple[int, str]:
@@ -75,8 +83,7 @@ async def test_the_bot_serves_by_long_polling_and_stops_cleanly_on_sigterm(
         welcome = await telegram.wait_for_bot_message(alice, timeout=20)
         assert welcome.text.startswith("Welcome to Xuezhan, Alice!")
     finally:
-        process.send_signal(signal.SIGTERM)
-        code, stderr = await finished(process)
+        code, stderr = await stopped(process)
     assert code == 0 and "Traceback" not in stderr
     assert (tmp_path / "bot.db").exists()
 
@@ -103,6 +110,5 @@ async def test_with_a_webhook_url_the_bot_serves_by_webhook(telegram: FakeTelegr
         assert welcome.text.startswith("欢迎来到血战")
         assert telegram.calls_of("getUpdates") == []
     finally:
-        process.send_signal(signal.SIGTERM)
-        code, stderr = await finished(process)
+        code, stderr = await stopped(process)
     assert code == 0 and "Traceback" not in stderr
