@@ -18,6 +18,7 @@ COMMAND_MODULES = (
     "cli.recognize",
     "cli.run",
     "cli.gallery",
+    "cli.simulate",
 )
 
 
