@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup, LinkPreviewOptions, Update
 from telegram.constants import ChatMemberStatus, ChatType
 from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 from telegram.ext import filters as f
@@ -57,7 +57,8 @@ async def help_command(update: Update, context: Context) -> None:
     if message is None:
         return
     texts = await texts_for(update, context)
-    await message.reply_text(help_text(update, context, texts), disable_web_page_preview=True)
+    await message.reply_text(help_text(update, context, texts),
+                             link_preview_options=LinkPreviewOptions(is_disabled=True))
 
 
 def help_text(update: Update, context: Context, texts: Translator) -> str:
