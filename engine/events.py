@@ -28,6 +28,7 @@ class EventType(Enum):
     DREW = "drew"  # seat drew ``tile`` (private); ``replacement`` for a kong replacement
     DISCARDED = "discarded"  # seat discarded ``tile``
     CLAIM_CHOSEN = "claim_chosen"  # seat decided on the offered tile (``choice``, private)
+    PASSED = "passed"  # seat let the offered tile go (announced when the window closes)
     PUNGED = "punged"  # seat punged ``tile`` discarded by ``from_seat``
     KONG_DECLARED = "kong_declared"  # seat wants to add ``tile`` to a pung; others may rob it
     KONG = "kong"  # seat made a ``kong`` of ``tile``; ``paid`` False for a late 补杠

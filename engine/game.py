@@ -155,6 +155,15 @@ class Window:
         )
 
 
+def _touches(counts: Sequence[int], tile: Tile) -> bool:
+    """Whether ``tile`` could join a pair or set of the hand: a held copy or a neighbour within two.
+
+    A cheap filter before the full win test on every discard.
+    """
+    low = tile - tile % 9
+    return any(counts[t] for t in range(max(low, tile - 2), min(low + 9, tile + 3)))
+
+
 def unseen_counts(seen: Iterable[Tile]) -> list[int]:
     """Copies of each tile left unaccounted for once ``seen`` tiles are known."""
     out = [COPIES] * NUM_KINDS
@@ -560,7 +569,7 @@ class Game:
             counts = self.hands[seat]
             void_tile = tile // 9 == self.voids[seat]
             options: list[Action] = []
-            if not void_tile and not self._holds_void(seat):
+            if not void_tile and _touches(counts, tile) and not self._holds_void(seat):
                 counts[tile] += 1
                 can_win = analysis.is_win(counts, self.melds[seat])
                 counts[tile] -= 1
@@ -691,6 +700,11 @@ class Game:
         """Close a claim window: every chosen win happens (一炮多响); else a pung/kong; else play on."""
         order = [s for s in self._seats_after(window.from_seat) if s in window.options]
         winners = [s for s in order if window.decisions[s].type is ActionType.WIN]
+        events += [
+            Event(EventType.PASSED, seat=s, tile=window.tile, from_seat=window.from_seat)
+            for s in order
+            if window.decisions[s].type is ActionType.PASS
+        ]
         if self.rules.pass_win_rule:
             for s in order:
                 if s in window.values and s not in winners:
