@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import logging
 import time
 
+import pytest
 from fake_telegram import FakeTelegram
 from harness import BotFactory
 from telegram import Update
@@ -166,7 +168,7 @@ async def test_server_errors_are_retried_without_duplicates(
 
 
 async def test_a_lasting_outage_loses_one_reply_but_the_bot_keeps_serving(
-    telegram: FakeTelegram, start_bot: BotFactory
+    telegram: FakeTelegram, start_bot: BotFactory, caplog: pytest.LogCaptureFixture
 ) -> None:
     app = await start_bot(rate_limiter=TelegramRateLimiter(server_error_retries=2, backoff=0.01))
     alice = telegram.user("Alice")
@@ -177,3 +179,4 @@ async def test_a_lasting_outage_loses_one_reply_but_the_bot_keeps_serving(
     await alice.send(group, "/help")
     reply = await telegram.wait_for_bot_message(group)
     assert reply.text.startswith(HELP_ZH) and app.running
+    assert any(r.name == "bot.app" and r.levelno == logging.ERROR for r in caplog.records)  # logged, not lost
