@@ -76,6 +76,9 @@ class ChatMessage:
     reply_to_message_id: int | None = None
     deleted: bool = False
     edit_count: int = 0
+    # The text or caption as sent, with its parse mode: an edit that only changes formatting
+    # (bold, links) is a change for Telegram although the visible text stays the same.
+    formatting: str | None = None
     versions: list[Version] = field(default_factory=list)
     _files: Mapping[str, bytes] = field(default_factory=dict, repr=False)
 

@@ -692,11 +692,12 @@ class FakeTelegram:
 
     async def _api_sendMessage(self, params: dict[str, Any], uploads: dict[str, bytes]) -> dict[str, Any]:
         chat_id = self._target(params)
-        text = _checked_text(params.get("text"), params.get("parse_mode"), TEXT_LIMIT, "text")
+        text = _checked_text(params.get("text"), params.get("parse_mode"))
         markup = _checked_markup(params.get("reply_markup"))
         self._flood_check(chat_id)
         message = self._new_message(chat_id, self.bot_id, from_bot=True, text=text)
         message.reply_markup = markup
+        message.formatting = _formatting(params.get("text"), params.get("parse_mode"))
         message.snapshot()
         return self._message_api(message)
 
@@ -709,6 +710,7 @@ class FakeTelegram:
         message = self._new_message(chat_id, self.bot_id, from_bot=True, caption=caption)
         message.photo_file_id = file_id
         message.reply_markup = markup
+        message.formatting = _formatting(params.get("caption"), params.get("parse_mode"))
         message.snapshot()
         return self._message_api(message)
 
@@ -731,9 +733,10 @@ class FakeTelegram:
         message = self._find_message(params, "message to edit not found")
         if message.text is None:
             raise bad_request("there is no text in the message to edit")
-        text = _checked_text(params.get("text"), params.get("parse_mode"), TEXT_LIMIT, "text")
+        text = _checked_text(params.get("text"), params.get("parse_mode"))
         markup = _checked_markup(params.get("reply_markup"))
-        return self._apply_edit(message, text=text, markup=markup)
+        return self._apply_edit(message, text=text, markup=markup,
+                                formatting=_formatting(params.get("text"), params.get("parse_mode")))
 
     async def _api_editMessageCaption(self, params: dict[str, Any],
                                       uploads: dict[str, bytes]) -> dict[str, Any]:
@@ -742,7 +745,8 @@ class FakeTelegram:
             raise bad_request("there is no caption in the message to edit")
         caption = _checked_caption(params.get("caption"), params.get("parse_mode")) or ""
         markup = _checked_markup(params.get("reply_markup"))
-        return self._apply_edit(message, caption=caption, markup=markup)
+        return self._apply_edit(message, caption=caption, markup=markup,
+                                formatting=_formatting(params.get("caption"), params.get("parse_mode")))
 
     async def _api_editMessageMedia(self, params: dict[str, Any],
                                     uploads: dict[str, bytes]) -> dict[str, Any]:
@@ -755,7 +759,8 @@ class FakeTelegram:
         caption = _checked_caption(media.get("caption"), media.get("parse_mode")) or ""
         markup = _checked_markup(params.get("reply_markup"))
         file_id = self._photo_param(media.get("media"), uploads, "media")
-        return self._apply_edit(message, caption=caption, photo_file_id=file_id, markup=markup)
+        return self._apply_edit(message, caption=caption, photo_file_id=file_id, markup=markup,
+                                formatting=_formatting(media.get("caption"), media.get("parse_mode")))
 
     async def _api_editMessageReplyMarkup(self, params: dict[str, Any],
                                           uploads: dict[str, bytes]) -> dict[str, Any]:
@@ -763,20 +768,25 @@ class FakeTelegram:
         return self._apply_edit(message, markup=_checked_markup(params.get("reply_markup")))
 
     def _apply_edit(self, message: ChatMessage, *, markup: dict[str, Any] | None, text: str | None = None,
-                    caption: str | None = None, photo_file_id: str | None = None) -> dict[str, Any]:
+                    caption: str | None = None, photo_file_id: str | None = None,
+                    formatting: str | None = None) -> dict[str, Any]:
+        """Change a bot message; text, caption and photo left as None stay as they are."""
         if not message.from_bot:
             raise bad_request("message can't be edited")
         new_text = message.text if text is None else text
         new_caption = message.caption if caption is None else caption
         new_photo = photo_file_id or message.photo_file_id
-        if (new_text, new_caption, new_photo, _keyboard_or_none(markup)) == (
-            message.text, message.caption, message.photo_file_id, _keyboard_or_none(message.reply_markup)
+        new_formatting = message.formatting if text is None and caption is None else formatting
+        if (new_text, new_caption, new_photo, new_formatting, _keyboard_or_none(markup)) == (
+            message.text, message.caption, message.photo_file_id, message.formatting,
+            _keyboard_or_none(message.reply_markup),
         ):
             raise bad_request(
                 "message is not modified: specified new message content and reply markup are exactly "
                 "the same as a current content and reply markup of the message"
             )
         message.text, message.caption, message.photo_file_id = new_text, new_caption, new_photo
+        message.formatting = new_formatting
         message.reply_markup = markup
         message.edit_count += 1
         message.snapshot()
@@ -852,7 +862,7 @@ def _command_entities(text: str) -> list[dict[str, Any]]:
     return [{"type": "bot_command", "offset": 0, "length": utf16_length(text.split()[0])}]
 
 
-def _checked_text(text: Any, parse_mode: Any, limit: int, what: str) -> str:
+def _checked_text(text: Any, parse_mode: Any) -> str:
     if not isinstance(text, str) or not text.strip():
         raise bad_request("message text is empty")
     try:
@@ -861,9 +871,14 @@ def _checked_text(text: Any, parse_mode: Any, limit: int, what: str) -> str:
         raise bad_request(str(error)) from None
     if not shown.strip():
         raise bad_request("message text is empty")
-    if utf16_length(shown) > limit:
+    if utf16_length(shown) > TEXT_LIMIT:
         raise bad_request("message is too long")
     return shown
+
+
+def _formatting(raw: Any, parse_mode: Any) -> str | None:
+    """What decides a text's entities besides its visible characters (None for plain text)."""
+    return f"{str(parse_mode).upper()}:{raw}" if parse_mode and raw is not None else None
 
 
 def _checked_caption(caption: Any, parse_mode: Any) -> str | None:

@@ -101,6 +101,11 @@ async def test_an_edit_that_changes_nothing_is_refused(bot: Bot, telegram: FakeT
     shown = telegram.last_bot_message(group)
     assert shown.edit_count == 2 and [b.callback_data for b in shown.buttons] == ["x"]
     assert [v.keyboard != () for v in shown.versions] == [True, False, True]
+    await bot.edit_message_text("<b>seat 1</b>", chat_id=group.id, message_id=sent.message_id,
+                                parse_mode="HTML", reply_markup=keyboard("x"))  # only the formatting changes
+    with pytest.raises(BadRequest, match="Message is not modified"):
+        await bot.edit_message_text("<b>seat 1</b>", chat_id=group.id, message_id=sent.message_id,
+                                    parse_mode="HTML", reply_markup=keyboard("x"))
     await bot.delete_message(group.id, sent.message_id)
     assert telegram.bot_messages(group) == []
     with pytest.raises(BadRequest, match="Message to edit not found"):
