@@ -36,6 +36,15 @@ class GameError(ValueError):
         self.params = params
 
 
+_TILES_BY_NAME = {tile_name(t): t for t in range(27)}
+
+
+def _tile(name: Any) -> Tile:
+    """A logged tile name (``"5p"``, the fast path) or any other accepted spelling."""
+    tile = _TILES_BY_NAME.get(name) if isinstance(name, str) else None
+    return tile if tile is not None else parse_tile(name)
+
+
 class ActionType(Enum):
     SWAP = "swap"  # 换三张: three tiles of one suit (``tiles``)
     VOID = "void"  # 定缺: the suit to void (``suit``)
@@ -102,8 +111,8 @@ class Action:
             if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < SEATS:
                 raise GameError("bad_action", f"seat must be 0-3, got {seat!r}", seat=seat)
             kind = ActionType(data["type"])
-            tile = parse_tile(data["tile"]) if data.get("tile") is not None else None
-            tiles = tuple(sorted(parse_tile(t) for t in data.get("tiles", ())))
+            tile = _tile(data["tile"]) if data.get("tile") is not None else None
+            tiles = tuple(sorted(_tile(t) for t in data.get("tiles", ())))
             suit = Suit.from_letter(data["suit"]) if data.get("suit") is not None else None
         except GameError:
             raise

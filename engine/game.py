@@ -161,7 +161,7 @@ def _touches(counts: Sequence[int], tile: Tile) -> bool:
     A cheap filter before the full win test on every discard.
     """
     low = tile - tile % 9
-    return any(counts[t] for t in range(max(low, tile - 2), min(low + 9, tile + 3)))
+    return any(counts[max(low, tile - 2) : min(low + 9, tile + 3)])
 
 
 def unseen_counts(seen: Iterable[Tile]) -> list[int]:
@@ -354,7 +354,7 @@ class Game:
 
     def hand(self, seat: int) -> list[Tile]:
         """A seat's concealed tiles, sorted (the full state; use ``view`` for what a seat sees)."""
-        return tiles_of(self.hands[seat])
+        return [t for t, n in enumerate(self.hands[seat]) if n for _ in range(n)]
 
     def chips(self) -> list[int]:
         """Net chips per seat so far this hand; sums to zero."""
@@ -424,8 +424,10 @@ class Game:
     def view(self, seat: int) -> SeatView:
         """What ``seat`` may see now (see ``SeatView``)."""
         self._check_seat(seat)
-        revealed_voids = self.phase not in (Phase.SWAP, Phase.VOID)
-        voids = tuple(v if (revealed_voids or s == seat) else None for s, v in enumerate(self.voids))
+        if self.phase in (Phase.SWAP, Phase.VOID):
+            voids = tuple(v if s == seat else None for s, v in enumerate(self.voids))
+        else:
+            voids = tuple(self.voids)
         given = self.swap_choices[seat] or ()
         received = self.swap_choices[(seat - self.direction.offset) % SEATS] if self.swapped else None
         w = self.window
@@ -552,12 +554,13 @@ class Game:
                 out.append(win)
             if self.wall:
                 pungs = {m.tile for m in self.melds[seat] if m.kind is MeldKind.PUNG}
-                for t in ALL_TILES:
-                    if t // 9 != void and (counts[t] == COPIES or (counts[t] and t in pungs)):
-                        out.append(Action.kong(seat, t))
-        for t in ALL_TILES:
-            if counts[t] and (not holds_void or t // 9 == void):
-                out.append(Action.discard(seat, t))
+                out += [
+                    Action(seat, ActionType.KONG, t)
+                    for t in ALL_TILES
+                    if counts[t] and t // 9 != void and (counts[t] == COPIES or t in pungs)
+                ]
+        allowed = range(void * 9, void * 9 + 9) if holds_void and void is not None else ALL_TILES
+        out += [Action(seat, ActionType.DISCARD, t) for t in allowed if counts[t]]
         return out
 
     def _open_window(self, tile: Tile, from_seat: int, rob: bool, **context: Any) -> Window:
