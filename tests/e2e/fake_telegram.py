@@ -328,10 +328,12 @@ class FakeTelegram:
     def unanswered_presses(self) -> list[CallbackPress]:
         return [p for p in self.presses.values() if not p.answered.is_set()]
 
-    def max_sends_per_minute(self, chat: FakeChat | FakeUser | int) -> int:
-        """The most new messages the chat received within any 60-second window."""
+    def max_sends_per_minute(self, chat: FakeChat | FakeUser | int,
+                             methods: Iterable[str] = SEND_METHODS) -> int:
+        """The most new messages (or successful calls of ``methods``) the chat got in any 60 s."""
+        wanted = frozenset(methods)
         times = sorted(c.at for c in self.calls
-                       if c.method in SEND_METHODS and c.status == 200 and c.chat_id == _chat_id(chat))
+                       if c.method in wanted and c.status == 200 and c.chat_id == _chat_id(chat))
         best, left = 0, 0
         for right, t in enumerate(times):
             while t - times[left] >= 60:

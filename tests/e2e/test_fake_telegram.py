@@ -208,10 +208,12 @@ async def test_flood_control_and_the_per_minute_count(telegram: FakeTelegram) ->
     group = telegram.group("Friends")
     async with Bot(telegram.token, base_url=telegram.base_url) as bot:
         for n in range(3):
-            await bot.send_message(group.id, f"update {n}")
+            sent = await bot.send_message(group.id, f"update {n}")
         with pytest.raises(RetryAfter):
             await bot.send_message(group.id, "one too many")
+        await bot.edit_message_text("edited", chat_id=group.id, message_id=sent.message_id)
     assert telegram.max_sends_per_minute(group) == 3
+    assert telegram.max_sends_per_minute(group, {"sendMessage", "editMessageText"}) == 4
 
 
 async def test_commands_are_kept_per_scope_and_language(bot: Bot, telegram: FakeTelegram) -> None:
