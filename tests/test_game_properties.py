@@ -16,8 +16,10 @@ from hypothesis import strategies as st
 from test_game_helpers import greedy_action
 
 from engine.actions import Action, ActionType, GameError
+from engine.events import EventType
 from engine.game import Game, Phase
 from engine.rules import RuleSet
+from engine.settlement import TransferReason as R
 from engine.tiles import ALL_TILES
 
 PRESETS = ["chengdu", "xueliu", "classic"]
@@ -160,3 +162,29 @@ def test_every_logged_action_reads_back_equal() -> None:
         assert Action.from_dict(json.loads(json.dumps(action.to_dict()))) == action
         kinds.add(action.type)
     assert {ActionType.SWAP, ActionType.VOID, ActionType.DISCARD} <= kinds
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_wins_are_paid_their_score_and_players_who_left_never_pay(preset: str) -> None:
+    rules = RuleSet.preset(preset).with_changes(base=3)
+    for seed in range(8):
+        rng = random.Random(seed)
+        game = Game(rules, seed, seed % 4)
+        while not game.over:
+            left = [not x for x in game.in_play]
+            events = game.apply(greedy_action(game, rng))
+            wins = {e.seat: e.win for e in events if e.type is EventType.WON and e.win}
+            for e in events:
+                t = e.transfer
+                if t is None:
+                    continue
+                assert not left[t.payer]
+                assert not left[t.payee] or t.reason in (R.TAX_REFUND, R.FLOWER_PIG)
+                if t.reason in (R.WIN_DISCARD, R.ROBBING_KONG, R.SELF_DRAW):
+                    assert t.amount == wins[t.payee].score.payment_per_payer * 3
+            for seat, win in wins.items():
+                payers = {t.payer for e in events if (t := e.transfer) and t.payee == seat}
+                if win.self_drawn:
+                    assert payers == {s for s in range(4) if s != seat and not left[s]}
+                else:
+                    assert win.from_seat in payers

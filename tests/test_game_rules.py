@@ -72,7 +72,7 @@ def test_swap_direction_is_hidden_until_everyone_has_chosen() -> None:
     g.apply(g.legal_actions(0)[0])
     assert g.view(0).swap_direction is None
     with pytest.raises(GameError) as err:
-        g.apply(g.legal_actions(1)[0].__class__(0, ActionType.SWAP, tiles=g.legal_actions(1)[0].tiles))
+        g.apply(Action.swap(0, g.legal_actions(1)[0].tiles))  # seat 0 has already chosen
     assert err.value.code == "not_your_turn"
 
 
