@@ -73,7 +73,8 @@ async def test_help_in_a_group_lists_the_group_commands_and_the_dm_link(
 async def test_commands_are_published_in_chinese_by_default_and_in_english(
     telegram: FakeTelegram, start_bot: BotFactory
 ) -> None:
-    await start_bot()
+    app = await start_bot()
+    assert app.job_queue is not None and app.job_queue.scheduler.running  # timers are available
     private_zh = telegram.commands[('{"type": "all_private_chats"}', "")]
     group_en = telegram.commands[('{"type": "all_group_chats"}', "en")]
     assert [c["command"] for c in private_zh] == ["start", "help", "lang"]
