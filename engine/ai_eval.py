@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from engine import analysis
 from engine.rules import RuleSet
@@ -64,7 +65,11 @@ def completion_probability(steps: int, outs: float, outlook: Outlook) -> float:
         return 1.0
     if outs <= 0:
         return 0.0
-    total = outlook.unseen_total
+    return _completion(steps, int(outs), outlook.unseen_total, max(0, round(outlook.draws_left)))
+
+
+@lru_cache(maxsize=65536)
+def _completion(steps: int, outs: int, total: int, draws: int) -> float:
     rates = []
     for i in range(steps):
         remaining_after = steps - i - 1
@@ -73,7 +78,7 @@ def completion_probability(steps: int, outs: float, outlook: Outlook) -> float:
         rates.append(min(0.95, step_outs * factor / total))
     # stage[i] = P(i steps done); one draw moves stage i to i + 1 with probability rates[i]
     stage = [1.0] + [0.0] * steps
-    for _ in range(max(0, round(outlook.draws_left))):
+    for _ in range(draws):
         for i in range(steps - 1, -1, -1):
             moved = stage[i] * rates[i]
             stage[i] -= moved
@@ -81,19 +86,60 @@ def completion_probability(steps: int, outs: float, outlook: Outlook) -> float:
     return stage[steps]
 
 
+# Hands recur (the same shape is judged again each turn and for every candidate discard), so
+# the analysis answers are memoised per shape; the memo is dropped when it grows large.
+_MEMO_LIMIT = 400_000
+_SHANTEN: dict[tuple[bytes, int], int] = {}
+_EFFECTIVE: dict[tuple[bytes, int], tuple[Tile, ...]] = {}
+_WAIT_VALUES: dict[tuple[bytes, tuple[Meld, ...], RuleSet], tuple[tuple[Tile, int], ...]] = {}
+
+
+def _memo_room(memo: dict) -> None:  # type: ignore[type-arg]
+    if len(memo) > _MEMO_LIMIT:
+        memo.clear()
+
+
+def shanten_of(counts: Sequence[int], meld_count: int) -> int:
+    key = (bytes(counts), meld_count)
+    hit = _SHANTEN.get(key)
+    if hit is None:
+        _memo_room(_SHANTEN)
+        hit = _SHANTEN[key] = analysis.shanten(counts, meld_count)
+    return hit
+
+
+def effective_of(counts: Sequence[int], meld_count: int) -> tuple[Tile, ...]:
+    key = (bytes(counts), meld_count)
+    hit = _EFFECTIVE.get(key)
+    if hit is None:
+        _memo_room(_EFFECTIVE)
+        hit = _EFFECTIVE[key] = tuple(analysis.effective_tiles(counts, meld_count))
+    return hit
+
+
+def wait_values(counts: Sequence[int], melds: Sequence[Meld], rules: RuleSet) -> tuple[tuple[Tile, int], ...]:
+    """(winning tile, multiplier on a discard) for a ready hand."""
+    key = (bytes(counts), tuple(melds), rules)
+    hit = _WAIT_VALUES.get(key)
+    if hit is None:
+        _memo_room(_WAIT_VALUES)
+        scores = wait_scores(tiles_of(counts), melds, rules)
+        hit = _WAIT_VALUES[key] = tuple((t, sc.multiplier) for t, sc in scores.items())
+    return hit
+
+
 def live_outs(tiles: Sequence[Tile], outlook: Outlook) -> int:
     return sum(outlook.unseen[t] for t in tiles)
 
 
-def ready_value(concealed: Sequence[Tile], melds: Sequence[Meld], outlook: Outlook) -> tuple[float, int]:
+def ready_value(counts: Sequence[int], melds: Sequence[Meld], outlook: Outlook) -> tuple[float, int]:
     """A ready hand's (mean multiplier over live waits, live wait count)."""
-    scores = wait_scores(concealed, melds, outlook.rules)
     live = 0
     total = 0.0
-    for tile, sc in scores.items():
+    for tile, multiplier in wait_values(counts, melds, outlook.rules):
         n = outlook.unseen[tile]
         live += n
-        total += n * sc.multiplier
+        total += n * multiplier
     if live == 0:
         return 0.0, 0
     return total / live, live
@@ -127,14 +173,14 @@ def route_values(counts: Sequence[int], melds: Sequence[Meld], outlook: Outlook)
     root_factor = 2 ** sum(1 for m in melds if m.is_kong)
     best = 0.0
 
-    standard = analysis.shanten(counts, meld_count)
+    standard = shanten_of(counts, meld_count)
     if standard == 0:
-        mean, live = ready_value(tiles_of(counts), melds, outlook)
+        mean, live = ready_value(counts, melds, outlook)
         best = mean * completion_probability(1, live, outlook)
         if live:
             return best + 0.01 * live
     else:
-        outs = live_outs(analysis.effective_tiles(counts, meld_count), outlook)
+        outs = live_outs(effective_of(counts, meld_count), outlook)
         best = root_factor * completion_probability(standard + 1, outs, outlook)
 
     totals = suit_totals(counts)
@@ -143,8 +189,8 @@ def route_values(counts: Sequence[int], melds: Sequence[Meld], outlook: Outlook)
     minor_tiles = sum(totals) - totals[major]
     if meld_suits <= {major} and minor_tiles <= 5 and minor_tiles:
         flush = only_suit(counts, major)
-        dist = analysis.shanten(flush, meld_count)
-        outs = live_outs([t for t in analysis.effective_tiles(flush, meld_count) if t // 9 == major], outlook)
+        dist = shanten_of(flush, meld_count)
+        outs = live_outs([t for t in effective_of(flush, meld_count) if t // 9 == major], outlook)
         best = max(best, _cap(4 * root_factor, rules) * completion_probability(dist + 1, outs, outlook))
 
     pung_dist, pung_useful = all_pungs_shanten(counts, meld_count)
@@ -175,7 +221,7 @@ class Assessment:
 
 
 def assess(counts: Sequence[int], melds: Sequence[Meld], outlook: Outlook) -> Assessment:
-    return Assessment(analysis.shanten(counts, len(melds)), route_values(counts, melds, outlook))
+    return Assessment(shanten_of(counts, len(melds)), route_values(counts, melds, outlook))
 
 
 # A slower hand is only preferred when it is worth this many times more, and early enough.
