@@ -124,11 +124,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         theirs = per_call(theirs_fn, their_hands)
         verdict = ""
         if target is not None:
-            verdict = f">= {target}x " + ("met" if theirs / new >= target else "NOT met")
+            verdict = f">= {target}x: warm {_met(theirs / warm, target)}, new {_met(theirs / new, target)}"
         ratios = f"{theirs / new:10.1f}x{theirs / warm:10.1f}x"
         print(f"{name:<24}{new:8.2f}{warm:9.2f}{theirs:12.2f}{ratios}  {verdict}")
     print(f"table sizes: {len(analysis._SUIT_CLASS)} suit shapes, {len(analysis._COMBINED)} combinations")
     return 0
+
+
+def _met(ratio: float, target: float) -> str:
+    return "met" if ratio >= target else "NOT met"
 
 
 def _mahjong_version() -> str:

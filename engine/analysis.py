@@ -202,10 +202,11 @@ def is_win(counts: Sequence[int], melds: Sequence[Meld] = ()) -> bool:
     >>> is_win(counts_of(parse_tiles("123m456p789s11m22m")))  # three suits
     False
     """
-    first = _WIN_CODE[tuple(counts[:9])]
-    if first & _HOPELESS == _HOPELESS and len(counts) == 27:
-        return False  # most random hands stop here, as in any fast win check
-    total = first + _WIN_CODE[tuple(counts[9:18])] + _WIN_CODE[tuple(counts[18:])]
+    # The last suit first: its slice also catches a wrong length. Most random hands stop here.
+    last = _WIN_CODE[tuple(counts[18:])]
+    if last & _HOPELESS == _HOPELESS:
+        return False
+    total = last + _WIN_CODE[tuple(counts[:9])] + _WIN_CODE[tuple(counts[9:18])]
     if not melds:
         return total in _WIN_NO_MELDS
     return _win_with_melds(counts, total, melds)
@@ -502,8 +503,9 @@ def effective_tiles(counts: Sequence[int], meld_count: int = 0) -> list[Tile]:
 # --- waits -----------------------------------------------------------------------------------
 
 
-def _suit_waits(key: object) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """Ranks that make this suit split into sets (first) or into sets and a pair (second)."""
+def _suit_waits(key: object) -> tuple[int, tuple[int, ...], tuple[int, ...], int, tuple[int, ...]]:
+    """(win code, ranks that make the suit split into sets, ranks that make it split into sets and
+    a pair, pairs held, ranks held an odd number of times) — all ``waits`` needs from one suit."""
     v = list(_suit_vector(key))  # type: ignore[arg-type]
     n = sum(v) + 1
     as_sets, with_pair = [], []
@@ -516,7 +518,8 @@ def _suit_waits(key: object) -> tuple[tuple[int, ...], tuple[int, ...]]:
         elif n % 3 == 2 and _splits(tuple(v), True):
             with_pair.append(r)
         v[r] -= 1
-    return tuple(as_sets), tuple(with_pair)
+    odd = tuple(r for r in range(9) if v[r] & 1)
+    return _WIN_CODE[key], tuple(as_sets), tuple(with_pair), sum(c // 2 for c in v), odd
 
 
 _SUIT_WAITS = _LazyTable(_suit_waits)
@@ -535,27 +538,29 @@ def waits(counts: Sequence[int], melds: Sequence[Meld] = ()) -> list[Tile]:
     k = len(melds)
     if k > SETS_NEEDED:
         raise ValueError(f"a hand has at most {SETS_NEEDED} melds, got {k}")
-    keys = _suit_keys(counts)
-    codes = [_WIN_CODE[key] for key in keys]
+    suits = [_SUIT_WAITS[key] for key in _suit_keys(counts)]
+    codes = [entry[0] for entry in suits]
     if sum(codes) >> 8 != 13 - 3 * k:
         raise ValueError(f"waits are for a hand one tile short: {13 - 3 * k} concealed tiles with {k} melds")
-    found: set[Tile] = set()
+    present = {s for s in range(3) if codes[s] & _PRESENT}
+    present.update(m.tile // 9 for m in melds)
+    if len(present) == 3:
+        return []  # no tile can take a three-suit hand back to two
+    found: list[Tile] = []
     for s in range(3):
-        others = [codes[o] for o in range(3) if o != s]
-        if any(c & _BAD for c in others):
+        others = (codes[(s + 1) % 3], codes[(s + 2) % 3])
+        if (others[0] | others[1]) & _BAD:
             continue
-        pairs = sum(c & _PAIR for c in others)
+        pairs = (others[0] & _PAIR) + (others[1] & _PAIR)
         if pairs <= 1:
-            found.update(9 * s + r for r in _SUIT_WAITS[keys[s]][pairs == 0])
-    if not k:
-        pairs = sum(c // 2 for c in counts)
-        if pairs == 6:
-            found.update(t for t in range(27) if counts[t] & 1)
-    if not found:
-        return []
-    held = list(counts)
-    suits = {s for s in range(3) if codes[s] & _PRESENT}
-    for m in melds:
-        held[m.tile] += m.size
-        suits.add(m.tile // 9)
-    return [t for t in sorted(found) if held[t] < COPIES and len(suits | {t // 9}) <= 2]
+            found.extend(9 * s + r for r in suits[s][2 if pairs == 0 else 1])
+    if not k and sum(entry[3] for entry in suits) == 6:  # seven pairs: the single completes it
+        found.extend(9 * s + r for s in range(3) for r in suits[s][4])
+    if len(present) == 2:
+        found = [t for t in found if t // 9 in present]
+    if k:
+        held = list(counts)
+        for m in melds:
+            held[m.tile] += m.size
+        found = [t for t in found if held[t] < COPIES]
+    return sorted(set(found))
