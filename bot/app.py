@@ -35,6 +35,8 @@ log = logging.getLogger(__name__)
 
 FEATURE_MODULES: tuple[str, ...] = (
     "bot.handlers_basic",
+    "bot.table.feature",
+    "bot.rules_menu",
 )
 
 
@@ -58,6 +60,7 @@ def build_application(
     app = (
         ApplicationBuilder()
         .token(settings.token)
+        .concurrent_updates(True)  # tables serialise their own decisions (one lock per table)
         .base_url(settings.api_url)
         .base_file_url(settings.file_url)
         .defaults(Defaults(tzinfo=ZoneInfo(settings.tz)))

@@ -41,7 +41,7 @@ class Settings(BaseSettings):
     api_url: str = Field(TELEGRAM_API_URL, alias="XUEZHAN_API_URL")
     discard_seconds: float = Field(30, alias="XUEZHAN_DISCARD_SECONDS", gt=0, le=3600)
     claim_seconds: float = Field(15, alias="XUEZHAN_CLAIM_SECONDS", gt=0, le=3600)
-    group_update_seconds: float = Field(3, alias="XUEZHAN_GROUP_UPDATE_SECONDS", ge=0, le=60)
+    group_update_seconds: float = Field(4, alias="XUEZHAN_GROUP_UPDATE_SECONDS", ge=0, le=60)
     computer_delay: float = Field(1, alias="XUEZHAN_COMPUTER_DELAY", ge=0, le=30)
     webhook_url: str = Field("", alias="XUEZHAN_WEBHOOK_URL")
     webhook_port: int = Field(8443, alias="XUEZHAN_WEBHOOK_PORT", ge=1, le=65535)

@@ -119,6 +119,14 @@ async def group_texts(context: Context, chat_id: int) -> Translator:
 
 
 async def new_game(update: Update, context: Context) -> None:
+    chat = update.effective_chat
+    if chat is None:
+        return
+    async with tables(context).chat_lock(chat.id):
+        await _new_game(update, context)
+
+
+async def _new_game(update: Update, context: Context) -> None:
     message, user, chat = update.effective_message, update.effective_user, update.effective_chat
     if message is None or user is None or chat is None:
         return
@@ -182,6 +190,14 @@ async def seat_user(context: Context, table: Table, user_id: int, name: str) -> 
 
 
 async def lobby_press(update: Update, context: Context) -> None:
+    chat = update.effective_chat
+    if chat is None:
+        return
+    async with tables(context).chat_lock(chat.id):
+        await _lobby_press(update, context)
+
+
+async def _lobby_press(update: Update, context: Context) -> None:
     query, user = update.callback_query, update.effective_user
     if query is None or user is None or query.data is None:
         return

@@ -25,7 +25,7 @@ from bot.messaging import is_not_modified
 from bot.table import callbacks, views
 from bot.table.runner import TableRunner
 from engine.events import Event, EventType
-from rendering import encode_png, render_result_card, render_table
+from rendering import ResultCard, TableView, encode_png, render_result_card, render_table
 from rendering.screen import render_seat_screen
 from storage import Storage
 
@@ -50,6 +50,7 @@ class TelegramPresenter:
         self._table_message: dict[int, int] = {}
         self._seat_message: dict[tuple[int, int], int] = {}
         self._texts: dict[int, tuple[Translator, list[Translator]]] = {}
+        self._outbox: dict[int, asyncio.Task[None]] = {}
 
     # --- the Presenter protocol ------------------------------------------------------------
 
@@ -73,22 +74,26 @@ class TelegramPresenter:
                 await self._update_seat(runner, seat, fresh=old is None)
 
     async def changed(self, runner: TableRunner, events: Sequence[Event]) -> None:
+        """Called under the table's lock: capture what to show now, send it in the background."""
         texts = self.group_texts(runner)
         wins = [e.win for e in events if e.type is EventType.WON and e.win is not None]
         if wins:
             transfers = [e.transfer for e in events if e.transfer is not None]
             card = views.win_card(runner, wins, transfers, texts)
-            await self._send_group_photo(runner, await _png(render_result_card, card), None)
+            self._enqueue(runner, lambda: self._send_card(runner, card))
         if runner.game.over:
-            await self._finish(runner)
-            return
-        self._schedule_group(runner)
+            final = views.final_card(runner, texts)
+            table = views.public_table(runner, texts)
+            caption = views.group_caption(runner, texts)
+            self._enqueue(runner, lambda: self._finish(runner, table, caption, final))
+        else:
+            self._schedule_group(runner)
         for seat in range(len(runner.seats)):
             if runner.human(seat):
-                self._schedule_seat(runner, seat, immediate=runner.waiting_on(seat))
+                self._schedule_seat(runner, seat, immediate=runner.waiting_on(seat) or runner.game.over)
 
     async def prompt(self, runner: TableRunner, seat: int) -> None:
-        await self._update_seat(runner, seat)
+        self._schedule_seat(runner, seat, immediate=True)
 
     async def seat_controlled(self, runner: TableRunner, seat: int, reason: str) -> None:
         texts = self.group_texts(runner)
@@ -99,8 +104,20 @@ class TelegramPresenter:
         else:
             line = texts.t("{name} ran out of time twice; the computer plays for them until they are back.",
                            name=name)
-        await self._send_group_text(runner, line)
-        await self._update_seat(runner, seat)
+        self._enqueue(runner, lambda: self._send_group_text(runner, line))
+        self._schedule_seat(runner, seat, immediate=True)
+
+    def _enqueue(self, runner: TableRunner, send: Callable[[], Awaitable[Any]]) -> None:
+        """Group posts of one table go out in order, without holding up the table's lock."""
+        previous = self._outbox.get(runner.table_id)
+
+        async def after_previous() -> None:
+            if previous is not None:
+                with contextlib.suppress(Exception):
+                    await previous
+            await send()
+
+        self._outbox[runner.table_id] = asyncio.get_running_loop().create_task(after_previous())
 
     # --- languages ---------------------------------------------------------------------------
 
@@ -132,19 +149,19 @@ class TelegramPresenter:
         await asyncio.sleep(wait)
         await self._edit_table(runner)
 
-    async def _edit_table(self, runner: TableRunner, markup: InlineKeyboardMarkup | None = None) -> None:
-        message_id = self._table_message.get(runner.table_id)
+    async def _edit_table(self, runner: TableRunner) -> None:
         texts = self.group_texts(runner)
-        view = views.public_table(runner, texts)
-        caption = views.group_caption(runner, texts)
-        image = await _png(render_table, view)
+        await self._edit_table_message(runner, views.public_table(runner, texts), views.group_caption(runner, texts))
+
+    async def _edit_table_message(self, runner: TableRunner, table: TableView, caption: str) -> None:
+        message_id = self._table_message.get(runner.table_id)
+        image = await _png(render_table, table)
         self._group_sent[runner.table_id] = time.monotonic()
         if message_id is None:
             return
         try:
             await self.bot.edit_message_media(
-                InputMediaPhoto(image, caption=caption), chat_id=runner.chat_id, message_id=message_id,
-                reply_markup=markup,
+                InputMediaPhoto(image, caption=caption), chat_id=runner.chat_id, message_id=message_id
             )
         except BadRequest as error:
             if not is_not_modified(error):
@@ -152,22 +169,22 @@ class TelegramPresenter:
         except TelegramError as error:
             log.warning("table %s: could not edit the table message: %s", runner.table_id, error)
 
-    async def _finish(self, runner: TableRunner) -> None:
-        """The hand is over: the final table, the settlement card with Next hand / End."""
+    async def _send_card(self, runner: TableRunner, card: ResultCard) -> None:
+        await self._send_group_photo(runner, await _png(render_result_card, card), None)
+
+    async def _finish(self, runner: TableRunner, table: TableView, caption: str, final: ResultCard) -> None:
+        """The hand is over: the final table, then the settlement card with Next hand / End."""
         task = self._group_due.pop(runner.table_id, None)
         if task is not None:
             task.cancel()
-        await self._edit_table(runner)
+        await self._edit_table_message(runner, table, caption)
         texts = self.group_texts(runner)
-        card = await _png(render_result_card, views.final_card(runner, texts))
         markup = InlineKeyboardMarkup([[
             InlineKeyboardButton(texts.t("Next hand"), callback_data=callbacks.lobby_data(runner.table_id, "next")),
             InlineKeyboardButton(texts.t("End"), callback_data=callbacks.lobby_data(runner.table_id, "end")),
         ]])
-        await self._send_group_photo(runner, card, views.end_line(runner.game.end, texts), markup)
-        for seat in range(len(runner.seats)):
-            if runner.human(seat):
-                await self._update_seat(runner, seat)
+        image = await _png(render_result_card, final)
+        await self._send_group_photo(runner, image, views.end_line(runner.game.end, texts), markup)
 
     async def _send_group_photo(self, runner: TableRunner, image: bytes, caption: str | None,
                                 markup: InlineKeyboardMarkup | None = None) -> Message | None:
@@ -251,15 +268,21 @@ class TelegramPresenter:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
+        outbox = self._outbox.pop(table_id, None)
+        if outbox is not None:  # let the settlement card go out before the table is dropped
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(outbox, 30)
 
     async def close(self) -> None:
-        for task in [*self._group_due.values(), *self._seat_due.values()]:
+        tasks = [*self._group_due.values(), *self._seat_due.values(), *self._outbox.values()]
+        for task in tasks:
             task.cancel()
-        for task in [*self._group_due.values(), *self._seat_due.values()]:
+        for task in tasks:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
         self._group_due.clear()
         self._seat_due.clear()
+        self._outbox.clear()
 
 
 async def _png(render: Callable[..., Image.Image], *args: Any) -> bytes:

@@ -7,6 +7,7 @@ to the Telegram presenter and to PTB's ``JobQueue`` for decision timers.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import secrets
 from collections.abc import Awaitable, Callable
@@ -54,6 +55,11 @@ class Tables:
         self.limits = limits
         self.default_language = default_language
         self.runners: dict[int, TableRunner] = {}
+        self._chat_locks: dict[int, asyncio.Lock] = {}
+
+    def chat_lock(self, chat_id: int) -> asyncio.Lock:
+        """Serialises a chat's lobby changes (updates are handled concurrently)."""
+        return self._chat_locks.setdefault(chat_id, asyncio.Lock())
 
     async def languages(self, runner: TableRunner) -> tuple[str, list[str]]:
         """The group's language and each seat's (a person's own choice, else the group's)."""

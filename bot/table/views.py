@@ -62,7 +62,6 @@ def table_labels(texts: Translator) -> TableLabels:
         void=texts.t("Void {suit}", suit="{suit}"),
         suits=tuple(suit_label(s, texts) for s in Suit),  # type: ignore[arg-type]
         won=texts.t("Won"),
-        hidden=texts.t("{n} tiles", n="{n}"),
     )
 
 

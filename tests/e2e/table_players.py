@@ -8,7 +8,9 @@ sees (their DM message and its buttons), like a person would.
 
 from __future__ import annotations
 
+import asyncio
 import re
+import time
 from collections import Counter
 
 from fake_telegram import Button, ChatMessage, FakeChat, FakeTelegram, FakeUser
@@ -93,11 +95,14 @@ async def play_until_over(telegram: FakeTelegram, group: FakeChat, players: list
         return acted
 
     loop = telegram.wait_for
-    deadline_steps = int(timeout / 0.05)
-    for _ in range(deadline_steps):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
         found = final_card()
         if found is not None:
             return found
         if not await someone_acted():
-            await telegram.settle(quiet=0.05, timeout=timeout)
-    return await loop(final_card, timeout=1, what="the settlement card")
+            await asyncio.sleep(0.05)
+    seen = [(p.user.first_name, m.caption, [b.text for b in m.buttons])
+            for p in players if (m := hand_message(telegram, p.user))]
+    group_seen = [m.shown_text[:200] for m in telegram.bot_messages(group)][-5:]
+    return await loop(final_card, timeout=1, what=f"the settlement card; DMs: {seen}; group: {group_seen}")

@@ -14,7 +14,7 @@ from engine.actions import Action
 from engine.game import Game
 from engine.rules import RuleSet
 
-FAST = {"XUEZHAN_COMPUTER_DELAY": "0", "XUEZHAN_GROUP_UPDATE_SECONDS": "0.2", "XUEZHAN_LANG": "en"}
+FAST = {"XUEZHAN_COMPUTER_DELAY": "0", "XUEZHAN_GROUP_UPDATE_SECONDS": "3", "XUEZHAN_LANG": "en"}
 
 
 async def open_lobby(telegram: FakeTelegram, creator: FakeUser, group: FakeChat):
