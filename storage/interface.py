@@ -173,6 +173,10 @@ class Storage(Protocol):
 
     async def end_session(self, session_id: int) -> ScoreSession: ...
 
+    async def session_totals(self, session_id: int) -> list[PlayerTotal]:
+        """Net chips of each seated player over the session (undone records cancel out), best first."""
+        ...
+
     # -- chips ------------------------------------------------------------------------------
     async def balance(self, chat_id: int, player_id: int) -> int: ...
 

@@ -101,9 +101,7 @@ async def test_chat_defaults_and_settings(store):
         1,
         "23:59",
     )
-    chat = await store.update_chat(
-        CHAT, language="en", timezone="Europe/Berlin", rules={"cap": 4}, summary_time="7:30"
-    )
+    chat = await store.update_chat(CHAT, language="en", timezone="Europe/Berlin", rules={"cap": 4}, summary_time="7:30")
     assert (chat.language, chat.timezone, chat.rules, chat.summary_time) == (
         "en",
         "Europe/Berlin",
@@ -172,9 +170,7 @@ async def test_actions_and_transfers_are_logged_together(store):
     assert (hand.number, hand.status, hand.seats) == (1, HandStatus.PLAYING, table.seats)
     assert (await store.get_table(table.id)).status is TableStatus.PLAYING
 
-    assert (
-        await store.append_action(hand.id, 0, {"type": "discard", "tile": 4})
-    ).outcome is AppendOutcome.WRITTEN
+    assert (await store.append_action(hand.id, 0, {"type": "discard", "tile": 4})).outcome is AppendOutcome.WRITTEN
     kong = [SeatTransfer(0, 2, 2, "kong"), SeatTransfer(1, 2, 2, "kong"), SeatTransfer(3, 2, 2, "kong")]
     assert not (await store.append_action(hand.id, 1, {"type": "kong", "tile": 4}, kong)).duplicate
     assert await store.balance(CHAT, players[2].id) == 6
@@ -232,9 +228,7 @@ async def test_unfinished_hands_come_back_with_their_logs(store):
 async def test_voiding_a_hand_restores_every_chip(store):
     table, _ = await seated_table(store)
     hand = await store.start_hand(table.id, {}, seed=5, dealer=0)
-    await store.append_action(
-        hand.id, 0, {"a": 1}, [SeatTransfer(0, 1, 4, "kong"), SeatTransfer(2, 1, 4, "kong")]
-    )
+    await store.append_action(hand.id, 0, {"a": 1}, [SeatTransfer(0, 1, 4, "kong"), SeatTransfer(2, 1, 4, "kong")])
     voided = await store.void_hand(hand.id, "table cancelled")
     assert voided.status is HandStatus.VOIDED and voided.result == {"voided": "table cancelled"}
     assert all(line.net == 0 for line in await store.balances(CHAT))
@@ -249,9 +243,7 @@ async def test_scorekeeping_records_and_undo(store, clock):
     me = await store.player_for_user(CHAT, 1, "Me")
     wang, zhang, li = [await store.named_player(CHAT, n) for n in ("Wang", "Zhang", "Li")]
     session = await store.start_session(CHAT, [me.id, wang.id, zhang.id, li.id], creator_id=1)
-    await store.add_record(
-        session.id, {"win": "discard", "winner": 0, "from": 1}, [SeatTransfer(1, 0, 4, "win")]
-    )
+    await store.add_record(session.id, {"win": "discard", "winner": 0, "from": 1}, [SeatTransfer(1, 0, 4, "win")])
     clock.advance(minutes=3)
     await store.add_record(
         session.id, {"kong": "concealed", "by": 2}, [SeatTransfer(s, 2, 2, "kong") for s in (0, 1, 3)]
@@ -264,6 +256,12 @@ async def test_scorekeeping_records_and_undo(store, clock):
         "Zhang": 0,
         "Li": 0,
     }
+    assert [(line.name, line.net) for line in await store.session_totals(session.id)] == [
+        ("Me", 4),
+        ("Li", 0),
+        ("Zhang", 0),
+        ("Wang", -4),
+    ]
     await store.undo_last_record(session.id)
     assert all(line.net == 0 for line in await store.balances(CHAT))
     assert await store.undo_last_record(session.id) is None
@@ -313,9 +311,7 @@ async def test_many_tables_write_at_once_from_one_event_loop(store):
 
     async def play(hand_id: int) -> None:
         for seq in range(15):
-            await store.append_action(
-                hand_id, seq, {"s": seq}, [SeatTransfer(seq % 4, (seq + 1) % 4, 1, "t")]
-            )
+            await store.append_action(hand_id, seq, {"s": seq}, [SeatTransfer(seq % 4, (seq + 1) % 4, 1, "t")])
             await asyncio.sleep(0)
 
     await asyncio.gather(*(play(h.id) for h in hands))
