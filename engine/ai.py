@@ -161,6 +161,10 @@ class GreedyPlayer:
 CHIPS_PER_MULTIPLIER = 1.8
 # A kong's payment is refunded (退税) if the hand is not ready at the empty wall.
 KONG_PAYMENT_WEIGHT = 0.5
+# Chips a seat expects to lose per draw it stays in the hand (others' wins, dealing in).
+STAY_RISK_PER_DRAW = 0.35
+# A pung that leaves the hand no faster must raise its value by this factor.
+PUNG_VALUE_RATIO = 1.0
 # How much a tile's danger (someone may win on it) weighs against hand value.
 DANGER_WEIGHT = 1.0
 # The danger model: how fast opponents become ready, the share of their suits' tiles a ready
@@ -277,7 +281,9 @@ class AIPlayer:
                 after = list(counts)
                 after[tile] -= 2
                 new = _best_after_discard(after, (*melds, Meld(MeldKind.PUNG, tile)), void, outlook)
-                if new.shanten < keep.shanten or (new.shanten == keep.shanten and new.value > keep.value):
+                if new.shanten < keep.shanten or (
+                    new.shanten == keep.shanten and new.value > PUNG_VALUE_RATIO * keep.value
+                ):
                     return a
         return passes[0] if passes else legal[0]
 
@@ -301,7 +307,7 @@ class AIPlayer:
         draws = outlook.draws_left
         p_self = 1.0 - (1.0 - min(1.0, live / outlook.unseen_total)) ** draws
         # Staying in costs: each further turn risks paying others' wins.
-        risk = 0.35 * draws
+        risk = STAY_RISK_PER_DRAW * draws
         return now * 1.0 >= p_self * self_draw_pay - risk
 
 

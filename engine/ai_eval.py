@@ -17,11 +17,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import combinations
 
 from engine import analysis
 from engine.rules import RuleSet
 from engine.scoring import wait_scores
-from engine.tiles import COPIES, Meld, Tile, tiles_of
+from engine.tiles import Meld, Tile, tiles_of
 
 SUIT_SLICES = (slice(0, 9), slice(9, 18), slice(18, 27))
 
@@ -286,33 +287,44 @@ def suit_strength(counts: Sequence[int], suit: int) -> float:
     return value
 
 
+def _without_suit(counts: Sequence[int], suit: int) -> list[int]:
+    out = list(counts)
+    out[SUIT_SLICES[suit]] = [0] * 9
+    return out
+
+
+def void_cost(counts: Sequence[int], suit: int, meld_count: int = 0) -> tuple[int, float]:
+    """How good the hand is with ``suit`` voided: the shanten of what is left (each void tile
+    still held costs a turn to throw, which the shorter hand counts as a missing tile), then
+    the structure thrown away."""
+    return shanten_of(_without_suit(counts, suit), meld_count), suit_strength(counts, suit)
+
+
 def choose_void(counts: Sequence[int], melds: Sequence[Meld] = ()) -> int:
-    """The suit to void (定缺): the weakest, never one already declared in a meld."""
+    """The suit to void (定缺): the one whose loss leaves the fastest hand; never a meld's suit."""
     meld_suits = {m.tile // 9 for m in melds}
     options = [s for s in range(3) if s not in meld_suits] or [0, 1, 2]
-    return min(options, key=lambda s: (suit_strength(counts, s), s))
+    return min(options, key=lambda s: (*void_cost(counts, s, len(melds)), s))
 
 
 def choose_swap(counts: Sequence[int]) -> list[Tile]:
     """Three tiles of one suit to pass (换三张), costing the hand the least.
 
-    The suit passed is the weakest one holding three tiles (it will usually be voided);
-    within it the three tiles whose loss hurts the suit's structure least.
+    Every way to pass three tiles of one suit is tried; each is judged by the best void the
+    hand would then have (``void_cost``). The three tiles coming in are unknown, so they
+    are not counted.
     """
-    options = [s for s in range(3) if sum(counts[SUIT_SLICES[s]]) >= COPIES - 1]
-    suit = min(options, key=lambda s: (suit_strength(counts, s), s))
-    work = list(counts)
-    chosen: list[Tile] = []
-    for _ in range(3):
-        held = [t for t in range(suit * 9, suit * 9 + 9) if work[t]]
-        best_tile = max(held, key=lambda t: (_strength_without(work, suit, t), t))
-        work[best_tile] -= 1
-        chosen.append(best_tile)
-    return sorted(chosen)
-
-
-def _strength_without(counts: list[int], suit: int, tile: Tile) -> float:
-    counts[tile] -= 1
-    value = suit_strength(counts, suit)
-    counts[tile] += 1
-    return value
+    best_key: tuple[int, float] | None = None
+    best: tuple[Tile, ...] = ()
+    for suit in range(3):
+        held = [t for t in range(suit * 9, suit * 9 + 9) for _ in range(counts[t])]
+        for combo in sorted(set(combinations(held, 3))):
+            rest = list(counts)
+            for t in combo:
+                rest[t] -= 1
+            strength = [suit_strength(rest, s) for s in range(3)]
+            # the best void for what is left: fastest, then most structure kept in the other suits
+            key = min((void_cost(rest, v)[0], strength[v] - sum(strength)) for v in range(3))
+            if best_key is None or key < best_key:
+                best_key, best = key, combo
+    return sorted(best)
