@@ -91,8 +91,11 @@ SETTINGS: tuple[Setting, ...] = (
 _BY_FIELD = {s.field: s for s in SETTINGS}
 
 
+PRESET_WORDS = {"chengdu": N_("Chengdu"), "xueliu": N_("bloody river"), "classic": N_("classic")}
+
+
 def preset_words(name: str | None, texts: Translator) -> str:
-    return texts.t(name) if name else texts.t("custom")
+    return texts.t(PRESET_WORDS[name]) if name else texts.t("custom")
 
 
 def describe_rules(rules: RuleSet, base: int, texts: Translator) -> str:
@@ -105,7 +108,7 @@ def describe_rules(rules: RuleSet, base: int, texts: Translator) -> str:
 
 
 def settings_keyboard(rules: RuleSet, base: int, texts: Translator) -> InlineKeyboardMarkup:
-    rows = [[InlineKeyboardButton(("✓ " if rules.preset_name() == name else "") + texts.t(name),
+    rows = [[InlineKeyboardButton(("✓ " if rules.preset_name() == name else "") + preset_words(name, texts),
                                   callback_data=f"st:p:{name}") for name in PRESETS]]
     rows.append([InlineKeyboardButton(texts.t("Base stake: {base}", base=base), callback_data="st:c:base")])
     for setting in SETTINGS:

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.i18n import Translator
+from bot.rules_menu import preset_words
 from bot.table import callbacks
 from engine.rules import RuleSet
 from storage.models import Player, Table
@@ -15,8 +16,7 @@ SEATS = 4
 
 
 def rules_line(rules: RuleSet, base: int, texts: Translator) -> str:
-    preset = rules.preset_name()
-    name = texts.t(preset) if preset else texts.t("custom")
+    name = preset_words(rules.preset_name(), texts)
     cap = str(rules.cap) if rules.cap is not None else texts.t("none")
     return texts.t("Rules: {preset} · base {base} · cap {cap}", preset=name, base=base, cap=cap)
 
