@@ -19,6 +19,8 @@ from contextlib import asynccontextmanager, suppress
 
 import aiosqlite
 
+from storage.interface import StorageError
+
 
 class _Unit:
     __slots__ = ("abandoned", "body_done", "granted", "settled")
@@ -28,6 +30,13 @@ class _Unit:
         self.body_done: asyncio.Future[BaseException | None] = loop.create_future()
         self.settled: asyncio.Future[None] = loop.create_future()  # committed (or the commit failed)
         self.abandoned = False  # the caller went away before its turn
+
+
+def _failed(cause: BaseException) -> StorageError:
+    """A fresh error per caller (one exception object raised in many tasks tangles tracebacks)."""
+    error = StorageError(f"the write was not committed: {cause}")
+    error.__cause__ = cause
+    return error
 
 
 class GroupCommitter:
@@ -94,16 +103,22 @@ class GroupCommitter:
         except BaseException as exc:
             with suppress(Exception):
                 await db.execute("ROLLBACK")
-            failure = exc if isinstance(exc, Exception) else RuntimeError("storage writer stopped")
+            while current is None and not done and self._queue:
+                # The transaction itself could not start (e.g. another process held the write
+                # lock past busy_timeout): fail the next caller instead of retrying forever.
+                candidate = self._queue.popleft()
+                current = None if candidate.abandoned else candidate
             if current is not None:
-                if not current.granted.done():
-                    current.granted.set_exception(failure)
-                done.append((current, True))
+                if current.granted.done():
+                    done.append((current, True))
+                else:
+                    current.granted.set_exception(_failed(exc))
+                    current.settled.set_result(None)
             for unit, succeeded in done:
                 if not unit.settled.done():
-                    if succeeded:
-                        unit.settled.set_exception(failure)
-                    else:
+                    if succeeded:  # its statements ran but were never committed
+                        unit.settled.set_exception(_failed(exc))
+                    else:  # it raised its own error already
                         unit.settled.set_result(None)
             if not isinstance(exc, Exception):
                 raise

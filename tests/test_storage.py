@@ -365,3 +365,10 @@ async def test_callers_cancelled_while_waiting_do_not_stall_the_writer(store):
         task.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
     assert (await store.append_action(hand.id, 0, {"s": 0})).outcome is AppendOutcome.WRITTEN
+
+
+async def test_a_transaction_that_cannot_start_fails_its_caller_instead_of_hanging(tmp_path):
+    store = await open_storage(tmp_path / "gone.db")
+    await store._db.close()  # the connection is gone: BEGIN itself fails
+    with pytest.raises(StorageError, match="not committed: no active connection"):
+        await asyncio.wait_for(store.get_chat(CHAT), timeout=5)
