@@ -31,6 +31,7 @@ from engine.tiles import COPIES, Meld, Tile
 __all__ = [
     "Decomposition",
     "TileSet",
+    "best_discards",
     "decompositions",
     "effective_tiles",
     "is_seven_pairs",
@@ -564,3 +565,26 @@ def waits(counts: Sequence[int], melds: Sequence[Meld] = ()) -> list[Tile]:
             held[m.tile] += m.size
         found = [t for t in found if held[t] < COPIES]
     return sorted(set(found))
+
+
+def best_discards(counts: Sequence[int], meld_count: int = 0) -> tuple[int, list[Tile]]:
+    """For a hand that must discard (14 - 3 × meld_count concealed tiles): the lowest shanten a
+    discard can leave, and every tile whose discard leaves it — the advice for "not a win yet".
+
+    >>> from engine.tiles import counts_of, parse_tiles, tile_name
+    >>> left, tiles = best_discards(counts_of(parse_tiles("123m456m789m2p4p55p9p")))
+    >>> left, [tile_name(t) for t in tiles]
+    (0, ['9p'])
+    """
+    if sum(counts) != 14 - 3 * meld_count:
+        raise ValueError(f"best discards are for a hand that must discard: {14 - 3 * meld_count} "
+                         f"concealed tiles with {meld_count} melds")
+    held = list(counts)
+    after: dict[Tile, int] = {}
+    for tile, n in enumerate(counts):
+        if n:
+            held[tile] -= 1
+            after[tile] = shanten(held, meld_count)
+            held[tile] += 1
+    best = min(after.values())
+    return best, [tile for tile, left in after.items() if left == best]
