@@ -30,6 +30,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+import vision.detector  # noqa: E402
+import vision.recognize  # noqa: E402
 from vision import VisionError, recognize  # noqa: E402
 from vision.classes import NOT_SUITED, class_of_notation  # noqa: E402
 from vision.detector import iou_matrix  # noqa: E402
@@ -62,17 +64,13 @@ class Tally:
         )
 
 
-def read_labels(
-    path: Path, mapping: dict[str, str], width: int, height: int
-) -> tuple[np.ndarray, np.ndarray]:
+def read_labels(path: Path, mapping: dict[str, str], width: int, height: int) -> tuple[np.ndarray, np.ndarray]:
     boxes, classes = [], []
     for line in path.read_text().splitlines():
         parts = line.split()
         if len(parts) == 5:
             cx, cy, w, h = (float(v) for v in parts[1:])
-            boxes.append(
-                [(cx - w / 2) * width, (cy - h / 2) * height, (cx + w / 2) * width, (cy + h / 2) * height]
-            )
+            boxes.append([(cx - w / 2) * width, (cy - h / 2) * height, (cx + w / 2) * width, (cy + h / 2) * height])
             classes.append(class_of_notation(mapping[parts[0]]))
     return np.asarray(boxes, dtype=np.float32).reshape(-1, 4), np.asarray(classes, dtype=np.int64)
 
@@ -97,14 +95,19 @@ def matches(pred_boxes: np.ndarray, pred_classes: np.ndarray, boxes: np.ndarray,
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--only", type=Path, default=None, help="a file listing image names to use")
+    parser.add_argument("--models", type=Path, default=None, help="a folder of candidate ONNX models")
+    parser.add_argument("--threshold", type=float, default=None, help="detector peak threshold to try")
     parser.add_argument("--verbose", action="store_true", help="one line per photo")
     args = parser.parse_args()
     from PIL import Image
+
+    if args.models is not None:
+        vision.recognize.MODELS = args.models
+    if args.threshold is not None:
+        vision.detector.PEAK_THRESHOLD = args.threshold
 
     mapping = json.loads((args.data.parent / "classes.json").read_text())["tile_by_class_id"]
     wanted = set(args.only.read_text().split()) if args.only else None

@@ -31,6 +31,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 from vision_data import Photo, is_holdout, jitter_colour, load_split, rotate_quarter, shift_hue  # noqa: E402
 from vision_nets import TileClassifier, TileDetector  # noqa: E402
+from vision_synth import synthetic_photo  # noqa: E402
 
 from vision.classes import NOT_SUITED  # noqa: E402
 from vision.classifier import CROP_HEIGHT, CROP_WIDTH, SIDEWAYS_RATIO  # noqa: E402
@@ -211,9 +212,7 @@ def background_boxes(photo: Photo, rng: random.Random, count: int) -> list[np.nd
     return found
 
 
-def classifier_epoch_data(
-    photos: list[Photo], rng: random.Random, augment: bool
-) -> tuple[np.ndarray, np.ndarray]:
+def classifier_epoch_data(photos: list[Photo], rng: random.Random, augment: bool) -> tuple[np.ndarray, np.ndarray]:
     crops, labels = [], []
     for photo in photos:
         image = Image.fromarray(photo.image)
@@ -235,9 +234,7 @@ def to_tensor(crops: np.ndarray) -> torch.Tensor:
 def evaluate_classifier(model: torch.nn.Module, crops: np.ndarray, labels: np.ndarray) -> float:
     model.eval()
     with torch.no_grad():
-        predicted = torch.cat(
-            [model(to_tensor(crops[i : i + 512])).argmax(1) for i in range(0, len(crops), 512)]
-        )
+        predicted = torch.cat([model(to_tensor(crops[i : i + 512])).argmax(1) for i in range(0, len(crops), 512)])
     model.train()
     return float((predicted.numpy() == labels).mean())
 
@@ -253,9 +250,7 @@ def train_classifier(train: list[Photo], holdout: list[Photo], epochs: int, seed
     first_crops, first_labels = classifier_epoch_data(train, rng, augment=True)
     steps = epochs * math.ceil(len(first_crops) / batch_size)
     optimiser = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=5e-4)
-    schedule = torch.optim.lr_scheduler.OneCycleLR(
-        optimiser, max_lr=3e-3, total_steps=steps + epochs, pct_start=0.15
-    )
+    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=3e-3, total_steps=steps + epochs, pct_start=0.15)
     loss_fn = torch.nn.CrossEntropyLoss(label_smoothing=0.05)
     best, best_state = -1.0, None
     for epoch in range(epochs):
@@ -303,15 +298,14 @@ def export(model: torch.nn.Module, example: torch.Tensor, path: Path, dynamic_ba
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("stage", choices=["detector", "classifier"])
     parser.add_argument("--data", type=Path, default=DATA, help="a YOLO folder of TRAINING photos")
     parser.add_argument("--epochs", type=int, default=None)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--all", action="store_true", help="train on the hold-out photos too")
     parser.add_argument("--out", type=Path, default=MODELS)
+    parser.add_argument("--synthetic", type=int, default=0, help="rendered photos to add to training")
     parser.add_argument("--threads", type=int, default=torch.get_num_threads())
     args = parser.parse_args()
     if args.data.resolve().name == "test" or "test" in args.data.resolve().parts[-2:]:
@@ -320,7 +314,9 @@ def main() -> int:
     photos = load_split(args.data)
     holdout = [] if args.all else [p for p in photos if is_holdout(p.name)]
     train = photos if args.all else [p for p in photos if not is_holdout(p.name)]
-    print(f"{len(train)} training photos, {len(holdout)} held out", flush=True)
+    synth_rng = random.Random(args.seed + 1000)
+    train += [synthetic_photo(synth_rng, i) for i in range(args.synthetic)]
+    print(f"{len(train)} training photos ({args.synthetic} rendered), {len(holdout)} held out", flush=True)
     start = time.time()
     if args.stage == "detector":
         model = train_detector(train, holdout, args.epochs or 60, args.seed)

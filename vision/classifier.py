@@ -24,9 +24,15 @@ def crop_tile(photo: Image.Image, box: np.ndarray) -> np.ndarray:
 
 
 def classify(session, crops: np.ndarray) -> np.ndarray:
-    """Class probabilities (N x NUM_CLASSES) for N x H x W x 3 uint8 crops."""
+    """Class probabilities (N x NUM_CLASSES) for N x H x W x 3 uint8 crops.
+
+    Each crop is also classified upside down and the two answers averaged: a tile reads the
+    same both ways up, and the average is steadier than either view alone.
+    """
     batch = crops.astype(np.float32).transpose(0, 3, 1, 2) / 255.0
-    logits = session.run(None, {session.get_inputs()[0].name: batch})[0]
+    both = np.concatenate([batch, batch[:, :, ::-1, ::-1]])
+    logits = session.run(None, {session.get_inputs()[0].name: np.ascontiguousarray(both)})[0]
     logits = logits - logits.max(axis=1, keepdims=True)
     probabilities = np.exp(logits)
-    return probabilities / probabilities.sum(axis=1, keepdims=True)
+    probabilities /= probabilities.sum(axis=1, keepdims=True)
+    return (probabilities[: len(crops)] + probabilities[len(crops) :]) / 2

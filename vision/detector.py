@@ -35,8 +35,9 @@ def prepare(image: np.ndarray) -> np.ndarray:
     return (np.asarray(resized, dtype=np.float32) / 255.0).transpose(2, 0, 1)[None]
 
 
-def decode(output: np.ndarray, threshold: float = PEAK_THRESHOLD) -> tuple[np.ndarray, np.ndarray]:
+def decode(output: np.ndarray, threshold: float | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Boxes in input pixels and scores from the raw 5 x G x G output (heat, log w, log h, dx, dy)."""
+    threshold = PEAK_THRESHOLD if threshold is None else threshold
     heat = output[0]
     padded = np.pad(heat, 1, constant_values=-1.0)
     neighbourhood = np.lib.stride_tricks.sliding_window_view(padded, (3, 3)).max(axis=(2, 3))
@@ -76,7 +77,7 @@ def non_maximum_suppression(boxes: np.ndarray, scores: np.ndarray, max_iou: floa
     return kept
 
 
-def detect(session, image: np.ndarray, threshold: float = PEAK_THRESHOLD) -> Detections:
+def detect(session, image: np.ndarray, threshold: float | None = None) -> Detections:
     """Run the detector session on a photo and return boxes in the photo's own pixels."""
     output = session.run(None, {session.get_inputs()[0].name: prepare(image)})[0][0]
     boxes, scores = decode(output, threshold)

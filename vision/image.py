@@ -32,9 +32,7 @@ def decode_image(data: bytes) -> np.ndarray:
             image = Image.open(io.BytesIO(bytes(data)))
             width, height = image.size
             if width * height > MAX_PIXELS:
-                raise VisionError(
-                    "too_many_pixels", f"the photo is {width}x{height}; the limit is {MAX_PIXELS} pixels"
-                )
+                raise VisionError("too_many_pixels", f"the photo is {width}x{height}; the limit is {MAX_PIXELS} pixels")
             image = ImageOps.exif_transpose(image).convert("RGB")
             return np.asarray(image)
     except VisionError:

@@ -49,8 +49,41 @@ def reading_order(boxes: np.ndarray) -> list[tuple[int, int]]:
         if across[index] - row_mean > ROW_GAP * max(short_side, 1e-6):
             rows.append([])
         rows[-1].append(int(index))
-    return [
-        (index, row_number)
-        for row_number, row in enumerate(rows)
-        for index in sorted(row, key=lambda i: along[i])
-    ]
+    return [(index, row_number) for row_number, row in enumerate(rows) for index in sorted(row, key=lambda i: along[i])]
+
+
+def hand_members(boxes: np.ndarray, min_group: int = 3) -> np.ndarray:
+    """Which boxes belong to the hand: those in a run of at least ``min_group`` tiles side by side.
+
+    Tiles of a hand, and its melds, stand next to each other in rows; tiles lying about
+    elsewhere on the table (discards, the wall's loose ends) stand alone or in pairs. Two
+    tiles are side by side when their centres are close along the row direction (up to 2.5
+    tile widths apart, so a winning tile set a little apart still counts) and less than half a
+    tile's height apart across it. If no run is long enough, every box is kept.
+
+    >>> row = np.array([[0, 0, 10, 14], [10, 0, 20, 14], [20, 0, 30, 14], [5, 60, 15, 74]], float)
+    >>> hand_members(row).tolist()
+    [True, True, True, False]
+    """
+    count = len(boxes)
+    if count == 0:
+        return np.zeros(0, dtype=bool)
+    centres = np.stack([(boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2], axis=1)
+    angle = row_angle(centres)
+    cos, sin = np.cos(-angle), np.sin(-angle)
+    along = centres[:, 0] * cos - centres[:, 1] * sin
+    across = centres[:, 0] * sin + centres[:, 1] * cos
+    sides = np.sort(np.stack([boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]], axis=1), axis=1)
+    short_side, long_side = (max(float(v), 1e-6) for v in np.median(sides, axis=0))
+    near = (np.abs(along[:, None] - along[None, :]) < 2.5 * short_side) & (
+        np.abs(across[:, None] - across[None, :]) < 0.5 * long_side
+    )
+    group = np.arange(count)
+    changed = True
+    while changed:
+        merged = np.where(near, group[None, :], count).min(axis=1)
+        changed = bool((merged != group).any())
+        group = merged
+    sizes = np.bincount(group, minlength=count)
+    members = sizes[group] >= min_group
+    return members if members.any() else np.ones(count, dtype=bool)

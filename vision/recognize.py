@@ -20,7 +20,7 @@ from vision.classifier import classify, crop_tile
 from vision.detector import detect
 from vision.errors import VisionError
 from vision.image import decode_image
-from vision.layout import reading_order
+from vision.layout import hand_members, reading_order
 
 MODELS = Path(__file__).resolve().parent / "models"
 LOW_CONFIDENCE = 0.8
@@ -96,11 +96,9 @@ def recognize_pixels(image: np.ndarray) -> Recognition:
     crops = np.stack([crop_tile(photo, box) for box in found.boxes])
     probabilities = classify(classifier, crops)
     classes = probabilities.argmax(axis=1)
-    suited = np.nonzero(classes != NOT_SUITED)[0]
+    suited = np.nonzero((classes != NOT_SUITED) & hand_members(found.boxes))[0]
     if len(suited) == 0:
-        raise VisionError(
-            "no_tiles", f"{len(found.boxes)} tiles were found but none is a suited tile (万, 筒 or 条)"
-        )
+        raise VisionError("no_tiles", f"{len(found.boxes)} tiles were found but none is a suited tile (万, 筒 or 条)")
     boxes = found.boxes[suited]
     tiles = tuple(
         RecognizedTile(
