@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from vision.layout import reading_order
+from vision.layout import hand_members, reading_order
 
 
 def row_of_boxes(count: int, angle_degrees: float, origin=(100.0, 300.0), size=(30.0, 42.0)) -> np.ndarray:
@@ -39,3 +39,25 @@ def test_column_reads_top_to_bottom() -> None:
 
 def test_empty() -> None:
     assert reading_order(np.zeros((0, 4))) == []
+
+
+def test_loose_tiles_away_from_the_hand_are_left_out() -> None:
+    hand = row_of_boxes(14, 12.0, origin=(80.0, 400.0))
+    loose = np.array([[300.0, 40.0, 330.0, 82.0], [420.0, 90.0, 450.0, 132.0]])
+    members = hand_members(np.vstack([hand, loose]))
+    assert members.tolist() == [True] * 14 + [False, False]
+
+
+def test_a_winning_tile_set_a_little_apart_stays_in_the_hand() -> None:
+    hand = row_of_boxes(13, 0.0)
+    apart = hand[-1:] + np.array([45.0, 0.0, 45.0, 0.0])
+    assert hand_members(np.vstack([hand, apart])).all()
+
+
+def test_melds_in_a_second_row_stay() -> None:
+    boxes = np.vstack([row_of_boxes(11, 0.0, origin=(100.0, 300.0)), row_of_boxes(3, 0.0, origin=(100.0, 250.0))])
+    assert hand_members(boxes).all()
+
+
+def test_two_tiles_alone_are_kept() -> None:
+    assert hand_members(row_of_boxes(2, 0.0) + np.array([0.0, 0.0, 0.0, 0.0])).all()
