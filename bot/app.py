@@ -37,6 +37,9 @@ FEATURE_MODULES: tuple[str, ...] = (
     "bot.handlers_basic",
     "bot.table.feature",
     "bot.rules_menu",
+    "bot.score.chat",
+    "bot.score.photo",
+    "bot.keep.feature",
 )
 
 

@@ -1,0 +1,121 @@
+"""Scorekeeping (/keep) end to end: four players, kongs, a multiple win, an undo, an empty wall."""
+
+from __future__ import annotations
+
+from fake_telegram import ChatMessage, FakeTelegram, FakeUser
+from harness import BotFactory
+
+from bot.ratelimit import TelegramRateLimiter
+from bot.services import services
+
+def quick_limiter() -> TelegramRateLimiter:
+    """Telegram's limits, but a busy test group may get more than 20 edits a minute."""
+    return TelegramRateLimiter(group_max_rate=1000, backoff=0.01)
+
+
+async def tap(telegram: FakeTelegram, user: FakeUser, panel: ChatMessage, text: str) -> str | None:
+    """Press a button of the panel and wait until the panel shows the outcome."""
+    before = panel.edit_count
+    answer = await (await user.press(panel, text)).answer()
+    await telegram.wait_for(lambda: panel.edit_count > before, what=f"the panel after {text!r}")
+    return answer
+
+
+async def reply(telegram: FakeTelegram, user: FakeUser, group, panel: ChatMessage, tiles: str) -> None:
+    before = panel.edit_count
+    await user.send(group, tiles, reply_to=panel)
+    await telegram.wait_for(lambda: panel.edit_count > before, what="the panel to take the tiles")
+
+
+def totals(panel: ChatMessage) -> dict[str, int]:
+    out = {}
+    for line in panel.text.splitlines():
+        if line.startswith("• "):
+            name, _, chips = line[2:].rpartition(": ")
+            out[name.removesuffix(" ✓")] = int(chips)
+    return out
+
+
+async def test_a_session_with_kongs_a_multiple_win_an_undo_and_an_empty_wall(
+    telegram: FakeTelegram, start_bot: BotFactory
+) -> None:
+    app = await start_bot(rate_limiter=quick_limiter(), XUEZHAN_LANG="en")
+    alice, bob, eve = telegram.user("Alice"), telegram.user("Bob"), telegram.user("Eve")
+    group = telegram.group("Real tiles", members=[alice, bob, eve], admins=[alice])
+    await alice.send(group, "/lang en")
+    await telegram.wait_for_bot_message(group, lambda m: "Language" in (m.text or ""))
+
+    await alice.send(group, "/keep me 老王 Dave")
+    lobby = await telegram.wait_for_bot_message(group, lambda m: "I'm in" in str(m.buttons))
+    assert "(3/4)" in lobby.text
+    assert await (await bob.press(lobby, "I'm in")).answer() == "You are in."
+    panel = await telegram.wait_for_bot_message(group, lambda m: (m.text or "").startswith("Scorekeeping #"))
+    assert "hand 1" in panel.text
+    assert totals(panel) == {"Alice": 0, "老王": 0, "Dave": 0, "Bob": 0}
+
+    # Someone outside the session cannot record.
+    refused = await eve.press(panel, "Kong")
+    assert await refused.answer() == "Only the players of this session can record." and refused.show_alert
+
+    # Bob: a concealed kong (2 from each player still in).
+    await tap(telegram, bob, panel, "Kong")
+    await tap(telegram, bob, panel, "Bob")
+    assert await tap(telegram, bob, panel, "concealed") == "Saved."
+    assert totals(panel) == {"Alice": -2, "老王": -2, "Dave": -2, "Bob": 6}
+
+    # Dave: a kong on Alice's discard — recorded by mistake, then undone.
+    await tap(telegram, alice, panel, "Kong")
+    await tap(telegram, alice, panel, "Dave")
+    await tap(telegram, alice, panel, "on a discard")
+    assert "Whose discard" in panel.text
+    await tap(telegram, alice, panel, "Alice")
+    assert totals(panel)["Dave"] == 0 and "Alice → Dave 2" in panel.text
+    assert await tap(telegram, alice, panel, "Undo last") == "Undone."
+    assert totals(panel) == {"Alice": -2, "老王": -2, "Dave": -2, "Bob": 6}
+
+    # Bob discards right after his kong into 老王 and Dave (一炮多响, 杠上炮 → 呼叫转移).
+    await tap(telegram, bob, panel, "Win on a discard")
+    await tap(telegram, bob, panel, "Bob")
+    await tap(telegram, bob, panel, "老王")
+    await tap(telegram, bob, panel, "Dave")
+    await tap(telegram, bob, panel, "after a kong")
+    await tap(telegram, bob, panel, "Next")
+    assert "Value of 老王's win" in panel.text
+    await reply(telegram, alice, group, panel, "123m345m789m234p66q")  # a typo first
+    assert "can't read" in panel.text
+    await reply(telegram, alice, group, panel, "123m345m789m234p66p")  # 平胡 ×2 (杠上炮) = 2
+    assert "Value of Dave's win" in panel.text
+    await tap(telegram, alice, panel, "full flush")  # 清一色 4 ×2 (杠上炮) = 8, the cap
+    assert await tap(telegram, alice, panel, "0") == "Saved."
+    assert "Bob → 老王 2" in panel.text and "Bob → Dave 8" in panel.text
+    assert "Bob → 老王 6 (kong money passed on)" in panel.text and "Bob → Dave 6" in panel.text
+    assert totals(panel) == {"Alice": -2, "老王": 6, "Dave": 12, "Bob": -16}
+    assert "老王 ✓" in panel.text and "Dave ✓" in panel.text
+
+    # The wall runs out with Alice and Bob still in: Alice is ready, Bob holds three suits.
+    await tap(telegram, alice, panel, "Wall empty")
+    assert "Alice's tiles" in panel.text
+    await reply(telegram, alice, group, panel, "123m456m789m234p6p")
+    assert "Bob's tiles" in panel.text
+    await reply(telegram, bob, group, panel, "(5555s) 123m 456p 789s 1m")
+    # The pig pays 16 to Alice; Bob's kong money was passed on, so there is nothing to refund.
+    assert "Bob → Alice 16 (three suits penalty)" in panel.text
+    assert "refunded" not in panel.text
+    assert "hand 2" in panel.text
+    assert totals(panel) == {"Alice": 14, "老王": 6, "Dave": 12, "Bob": -32}
+
+    await tap(telegram, alice, panel, "End")
+    summary = await telegram.wait_for_bot_message(group, lambda m: m.photo is not None)
+    assert "is over: 3 records, 1 hands" in summary.caption
+    assert "Bob: -32" in summary.caption and "Alice: +14" in summary.caption
+
+    storage = services(app).storage
+    assert await storage.verify() == []
+    ledger = await storage.ledger(group.id)
+    assert any(e.reason.startswith("undo:") for e in ledger)  # the undo is a compensating entry
+    net: dict[str, int] = {}
+    for e in ledger:
+        net[e.payer_name] = net.get(e.payer_name, 0) - e.amount
+        net[e.payee_name] = net.get(e.payee_name, 0) + e.amount
+    assert net == {"Alice": 14, "老王": 6, "Dave": 12, "Bob": -32}
+    assert telegram.unanswered_presses() == []
