@@ -8,6 +8,7 @@ from harness import BotFactory
 from bot.ratelimit import TelegramRateLimiter
 from bot.services import services
 
+
 def quick_limiter() -> TelegramRateLimiter:
     """Telegram's limits, but a busy test group may get more than 20 edits a minute."""
     return TelegramRateLimiter(group_max_rate=1000, backoff=0.01)
