@@ -64,6 +64,19 @@ def test_rejects_bytes_that_are_not_an_image() -> None:
     assert error.value.code == "not_an_image"
 
 
+def test_a_truncated_photo_is_not_an_image() -> None:
+    data = (VALID / "images" / f"{HAND_PHOTOS[0]}.jpg").read_bytes()
+    with pytest.raises(VisionError) as error:
+        recognize(data[:3000])
+    assert error.value.code == "not_an_image"
+
+
+def test_a_one_pixel_image_has_no_tiles() -> None:
+    with pytest.raises(VisionError) as error:
+        recognize(png_bytes(Image.new("L", (1, 1))))
+    assert error.value.code == "no_tiles"
+
+
 def test_rejects_a_huge_file_before_decoding() -> None:
     with pytest.raises(VisionError) as error:
         recognize(b"\xff\xd8" + bytes(MAX_BYTES))

@@ -39,5 +39,7 @@ def decode_image(data: bytes) -> np.ndarray:
         raise
     except (Image.DecompressionBombError, Image.DecompressionBombWarning) as exc:
         raise VisionError("too_many_pixels", f"the photo is too large to decode safely: {exc}") from None
-    except (UnidentifiedImageError, OSError, SyntaxError, ValueError) as exc:
-        raise VisionError("not_an_image", f"the file is not a readable image: {exc}") from None
+    except UnidentifiedImageError:
+        raise VisionError("not_an_image", "the file is not an image Pillow can read (JPEG, PNG, WebP...)") from None
+    except (OSError, SyntaxError, ValueError) as exc:
+        raise VisionError("not_an_image", f"the image is damaged or truncated: {exc}") from None

@@ -36,6 +36,10 @@ class RecognizedTile:
     row: int
 
     @property
+    def name(self) -> str:
+        return tile_name(self.tile)
+
+    @property
     def low_confidence(self) -> bool:
         return self.confidence < LOW_CONFIDENCE
 
