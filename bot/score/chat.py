@@ -1,0 +1,165 @@
+"""``/score``: value a typed hand under this chat's rules, and re-value it as situations toggle.
+
+``/score <hand>`` answers at once; ``/score`` alone asks for the hand with a reply prompt, and
+the reply is answered the same way. The answer's buttons (自摸, 杠上花, 杠上炮, 抢杠, 海底)
+edit the same message. The hand of each answer is remembered per message (bounded); after a
+restart a press re-reads the hand from the first line of the caption, which is its notation.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+from dataclasses import replace
+
+from telegram import ForceReply, InputMediaPhoto, Message, Update
+from telegram.error import BadRequest
+from telegram.ext import CallbackQueryHandler, CommandHandler, MessageHandler, filters
+
+from bot.feature import Command, Context, Feature
+from bot.i18n import LANGUAGES, N_, Translator, translator
+from bot.messaging import is_not_modified
+from bot.score.answer import TOGGLE_PATTERN, Answer, answer_for, answer_for_text, recover, toggled
+from bot.score.memory import MessageMemory, memory
+from bot.score.texts import EXAMPLE, error_text
+from bot.services import services, texts_for
+from engine.rules import RuleSet
+from engine.tiles import DescribedHand, HandError, Situation
+
+log = logging.getLogger(__name__)
+
+HANDS_KEY = "xuezhan.score.hands"
+LOCKS_KEY = "xuezhan.score.locks"
+MEMORY_LIMIT = 1000
+PROMPT = N_("Send me the hand as a reply to this message, for example: {example}")
+COMMAND = re.compile(r"^/score(@\w+)?(\s|$)", re.IGNORECASE)
+
+
+def prompt_texts() -> frozenset[str]:
+    """The prompt in every language, to recognise a reply to it even after a restart."""
+    return frozenset(translator(code).t(PROMPT, example=EXAMPLE) for code in LANGUAGES)
+
+
+class _RepliesToPrompt(filters.MessageFilter):
+    """A message that answers the bot's /score prompt (other replies are left to other features)."""
+
+    def filter(self, message: Message) -> bool:
+        target = message.reply_to_message
+        return (
+            target is not None
+            and target.from_user is not None
+            and target.from_user.is_bot
+            and (target.text or "") in prompt_texts()
+        )
+
+
+REPLIES_TO_PROMPT = _RepliesToPrompt(name="replies to the /score prompt")
+
+
+def hands(context: Context) -> MessageMemory[DescribedHand]:
+    return memory(context.bot_data, HANDS_KEY, MEMORY_LIMIT)
+
+
+def message_lock(context: Context, chat_id: int, message_id: int) -> asyncio.Lock:
+    """One lock per answer message, so that two quick presses edit it in order."""
+    locks: MessageMemory[asyncio.Lock] = memory(context.bot_data, LOCKS_KEY, MEMORY_LIMIT)
+    lock = locks.get((chat_id, message_id))
+    if lock is None:
+        lock = asyncio.Lock()
+        locks.put((chat_id, message_id), lock)
+    return lock
+
+
+async def chat_rules(context: Context, chat_id: int) -> tuple[RuleSet, int]:
+    """This chat's rules and base stake, as /settings left them."""
+    stored = await services(context).storage.get_chat(chat_id)
+    return RuleSet.from_dict(stored.rules), stored.base_stake
+
+
+async def answer_written(update: Update, context: Context, written: str) -> None:
+    """Reply to the message with the answer for ``written``, or with a correction."""
+    message, chat = update.effective_message, update.effective_chat
+    if message is None or chat is None:
+        return
+    texts = await texts_for(update, context)
+    rules, base = await chat_rules(context, chat.id)
+    try:
+        answer = await asyncio.to_thread(answer_for_text, written, rules, base, texts)
+    except HandError as error:
+        await message.reply_text(error_text(error, written, texts))
+        return
+    sent = await message.reply_photo(answer.photo, caption=answer.caption, reply_markup=answer.keyboard)
+    remember(context, sent.chat_id, sent.message_id, answer)
+
+
+def remember(context: Context, chat_id: int, message_id: int, answer: Answer) -> None:
+    if answer.hand is not None:
+        hands(context).put((chat_id, message_id), answer.hand)
+
+
+async def show(message: Message, answer: Answer) -> None:
+    """Replace the picture, caption and buttons of one of the bot's photo messages."""
+    try:
+        await message.edit_media(InputMediaPhoto(answer.photo, caption=answer.caption),
+                                 reply_markup=answer.keyboard)
+    except BadRequest as error:
+        if not is_not_modified(error):
+            raise
+
+
+def prompt(texts: Translator) -> str:
+    return texts.t(PROMPT, example=EXAMPLE)
+
+
+async def score_command(update: Update, context: Context) -> None:
+    message = update.effective_message
+    if message is None or message.text is None:
+        return
+    parts = message.text.split(maxsplit=1)
+    written = parts[1] if len(parts) > 1 else ""
+    if written.strip():
+        await answer_written(update, context, written)
+        return
+    texts = await texts_for(update, context)
+    await message.reply_text(prompt(texts), reply_markup=ForceReply(selective=True,
+                                                                  input_field_placeholder=EXAMPLE))
+
+
+async def prompt_reply(update: Update, context: Context) -> None:
+    message = update.effective_message
+    if message is not None and message.text is not None:
+        await answer_written(update, context, message.text)
+
+
+async def toggle(update: Update, context: Context) -> None:
+    """A situation button: re-value the hand under the chat's current rules, edit in place."""
+    query, chat = update.callback_query, update.effective_chat
+    if query is None or chat is None or query.data is None or not isinstance(query.message, Message):
+        return
+    match = TOGGLE_PATTERN.match(query.data)
+    assert match is not None
+    message = query.message
+    texts = await texts_for(update, context)
+    async with message_lock(context, chat.id, message.message_id):
+        key = (chat.id, message.message_id)
+        hand = hands(context).get(key) or recover(message.caption)
+        if hand is None:
+            await query.answer(texts.t("This button is no longer active."))
+            return
+        await query.answer()
+        rules, base = await chat_rules(context, chat.id)
+        changed = replace(hand, situations=toggled(hand.situations, Situation(match.group(1))))
+        answer = await asyncio.to_thread(answer_for, changed, rules, base, texts)
+        hands(context).put(key, changed)
+        await show(message, answer)
+
+FEATURE = Feature(
+    name="score",
+    handlers=lambda: [
+        CommandHandler("score", score_command),
+        MessageHandler(filters.TEXT & ~filters.COMMAND & REPLIES_TO_PROMPT, prompt_reply),
+        CallbackQueryHandler(toggle, pattern=TOGGLE_PATTERN),
+    ],
+    commands=(Command("score", N_("Value a hand: /score 123m456m789m234p55p")),),
+)

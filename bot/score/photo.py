@@ -1,0 +1,285 @@
+"""Photographed hands: recognise the tiles, let the player correct them with taps, then score.
+
+A photo with the caption ``/score`` in a group, a photo replying to the /score prompt, or any
+photo in a private chat is downloaded into memory, recognised in a worker thread and dropped:
+nothing of it is written anywhere. The answer is our own drawing of what was read (unsure tiles
+highlighted and marked "?") with buttons to correct it (``bot.score.fixing``); Score then values
+the hand exactly as a typed one and the same message becomes the score answer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Message, Update
+from telegram.error import BadRequest, TelegramError
+from telegram.ext import CallbackQueryHandler, MessageHandler, filters
+
+from bot.feature import Context, Feature
+from bot.i18n import N_, Translator
+from bot.messaging import is_not_modified
+from bot.score.answer import Answer, answer_for_text
+from bot.score.chat import COMMAND, REPLIES_TO_PROMPT, chat_rules, message_lock, remember, show
+from bot.score.fixing import MAX_TILES, Entry, Fixing, Step
+from bot.score.memory import MessageMemory, memory
+from bot.score.texts import error_text, tiles_text
+from bot.services import texts_for
+from bot.table.views import suit_label, tile_label
+from engine.tiles import HandError, MeldKind, Suit, format_hand, make_tile
+from rendering import encode_png, render_hand, render_tiles
+from vision import Recognition, VisionError, recognize
+from vision.image import MAX_BYTES
+
+log = logging.getLogger(__name__)
+
+FIXES_KEY = "xuezhan.score.fixes"
+FIXES_LIMIT = 200
+ROW = 7
+FIX_PATTERN = re.compile(r"^ph:(\d{1,6}):([a-z])(\d{0,2})$")
+VISION_ERRORS = {
+    "not_an_image": N_("That file is not a picture I can open. Send a photo (JPEG or PNG) of the tiles."),
+    "too_large": N_("That photo is too large for me. Send it as a normal (compressed) photo."),
+    "too_many_pixels": N_("That picture has too many pixels for me. Send it as a normal (compressed) photo."),
+    "no_tiles": N_("I could not find any 万, 筒 or 条 tiles in that photo. Lay the hand out in a row, "
+                   "faces up, and photograph it from above."),
+}
+REFUSALS = {
+    "stale": N_("That button is out of date."),
+    "too_many_tiles": N_("A hand has at most 18 tiles."),
+    "too_many_copies": N_("There are only four of each tile."),
+    "too_many_melds": N_("A hand has at most four melds."),
+    "not_enough_tiles": N_("Not enough of that tile in the hand for this meld."),
+    "last_tile": N_("The hand must keep at least one tile in hand."),
+}
+MELD_KINDS = {"p": MeldKind.PUNG, "k": MeldKind.KONG, "c": MeldKind.CONCEALED_KONG}
+
+
+def fixes(context: Context) -> MessageMemory[Fixing]:
+    return memory(context.bot_data, FIXES_KEY, FIXES_LIMIT)
+
+
+# --- receiving a photo -------------------------------------------------------------------------
+
+
+async def on_photo(update: Update, context: Context) -> None:
+    message, user = update.effective_message, update.effective_user
+    if message is None or user is None or not message.photo:
+        return
+    texts = await texts_for(update, context)
+    biggest = message.photo[-1]
+    if biggest.file_size is not None and biggest.file_size > MAX_BYTES:
+        await message.reply_text(texts.t(VISION_ERRORS["too_large"]))
+        return
+    try:
+        result = await _recognise(context, biggest.file_id)
+    except VisionError as error:
+        await message.reply_text(texts.t(VISION_ERRORS.get(error.code, VISION_ERRORS["not_an_image"])))
+        return
+    except TelegramError as error:
+        log.warning("could not download a photo: %s", error)
+        await message.reply_text(texts.t("I could not download that photo from Telegram; please send it again."))
+        return
+    if len(result.tiles) > MAX_TILES:
+        await message.reply_text(texts.t("I found {n} tiles, but a hand has at most 18. Photograph only the "
+                                         "hand's tiles.", n=len(result.tiles)))
+        return
+    fixing = Fixing(user.id, [Entry(t.tile, t.low_confidence) for t in result.tiles])
+    photo, caption, keyboard = await asyncio.to_thread(_fix_view, fixing, texts, None)
+    sent = await message.reply_photo(photo, caption=caption, reply_markup=keyboard)
+    fixes(context).put((sent.chat_id, sent.message_id), fixing)
+
+
+async def _recognise(context: Context, file_id: str) -> Recognition:
+    """Download the photo into memory, recognise it in a worker thread, and let the bytes go."""
+    found = await context.bot.get_file(file_id)
+    data = bytes(await found.download_as_bytearray())
+    try:
+        return await asyncio.to_thread(recognize, data)
+    finally:
+        del data
+
+
+# --- the correction message --------------------------------------------------------------------
+
+
+def _labels(fixing: Fixing, texts: Translator) -> list[str]:
+    return [
+        tile_label(e.tile, texts) + ("?" if e.unsure else "") + ("★" if i == fixing.win_index else "")
+        for i, e in enumerate(fixing.entries)
+    ]
+
+
+def _picture(fixing: Fixing) -> bytes:
+    """Our drawing of the hand: unsure and chosen tiles highlighted, numbered under each tile."""
+    marked = {i for i, e in enumerate(fixing.entries) if e.unsure}
+    if fixing.selected is not None:
+        marked.add(fixing.selected)
+    tiles = [e.tile for e in fixing.entries]
+    if len(tiles) > 14:  # more than a hand holds concealed: a plain row, melds not drawn
+        return encode_png(render_tiles(tiles, highlight=marked))
+    win = fixing.win_index
+    concealed = tiles[:win] if win is not None else tiles
+    drawn = tiles[win] if win is not None else None
+    numbers = [f"{i + 1}{'?' if e.unsure else ''}" for i, e in enumerate(fixing.entries)]
+    return encode_png(render_hand(concealed, fixing.melds, drawn=drawn, labels=numbers, highlight=marked))
+
+
+def _caption(fixing: Fixing, texts: Translator) -> str:
+    lines = []
+    if fixing.notice:
+        lines += [fixing.notice, ""]
+    hand = fixing.hand()
+    lines.append(texts.tn("I read {n} tile: {tiles}", "I read {n} tiles: {tiles}", fixing.tile_count,
+                          tiles=format_hand(hand)))
+    unsure = [e.tile for e in fixing.entries if e.unsure]
+    if unsure:
+        lines.append(texts.t("Not sure about (marked ?): {tiles}", tiles=tiles_text(unsure, texts)))
+    if fixing.win is None:
+        lines.append(texts.t("No winning tile marked: the last tile counts as the winning tile."))
+    if fixing.step is Step.TILE and fixing.selected is not None:
+        tile = tile_label(fixing.entries[fixing.selected].tile, texts)
+        lines.append(texts.t("Tile {i} ({tile}): pick its right suit, or what to do with it.",
+                             i=fixing.selected + 1, tile=tile))
+    elif fixing.step is Step.ADD:
+        lines.append(texts.t("Adding a tile: pick its suit."))
+    elif fixing.step is Step.NUMBER and fixing.suit is not None:
+        lines.append(texts.t("Pick the number of the {suit} tile.", suit=suit_label(fixing.suit, texts)))
+    else:
+        lines.append(texts.t("Tap a tile to change it, remove it, mark it as the winning tile or make a meld "
+                             "of it; tap a meld to undo it. Then press Score."))
+    return "\n".join(lines)
+
+
+def _keyboard(fixing: Fixing, texts: Translator) -> InlineKeyboardMarkup:
+    def button(text: str, action: str) -> InlineKeyboardButton:
+        return InlineKeyboardButton(text, callback_data=f"ph:{fixing.version}:{action}")
+
+    back = button("↩ " + texts.t("Back"), "b")
+    suits = [button(suit_label(s, texts), f"s{int(s)}") for s in Suit]
+    if fixing.step is Step.TILE:
+        return InlineKeyboardMarkup([
+            suits,
+            [button(texts.t("Remove"), "x"), button(texts.t("Winning tile"), "w")],
+            [button(texts.t("Pung"), "p"), button(texts.t("Kong"), "k"), button(texts.t("Concealed kong"), "c")],
+            [back],
+        ])
+    if fixing.step is Step.ADD:
+        return InlineKeyboardMarkup([suits, [back]])
+    if fixing.step is Step.NUMBER and fixing.suit is not None:
+        numbers = [button(tile_label(make_tile(r, fixing.suit), texts), f"n{r}") for r in range(1, 10)]
+        return InlineKeyboardMarkup([numbers[:5], numbers[5:], [back]])
+    tiles = [button(label, f"t{i}") for i, label in enumerate(_labels(fixing, texts))]
+    rows = [tiles[i:i + ROW] for i in range(0, len(tiles), ROW)]
+    if fixing.melds:
+        rows.append([button(f"{m.notation()} ✕", f"m{j}") for j, m in enumerate(fixing.melds)])
+    rows.append([button("➕ " + texts.t("Add a tile"), "a"), button("✅ " + texts.t("Score"), "g")])
+    return InlineKeyboardMarkup(rows)
+
+
+def _fix_view(fixing: Fixing, texts: Translator,
+              old_picture: tuple[object, ...] | None) -> tuple[bytes | None, str, InlineKeyboardMarkup]:
+    """The picture (None when ``old_picture`` shows the same), caption and buttons."""
+    photo = None if old_picture == fixing.picture_key() else _picture(fixing)
+    return photo, _caption(fixing, texts), _keyboard(fixing, texts)
+
+
+# --- presses -----------------------------------------------------------------------------------
+
+
+async def on_fix_press(update: Update, context: Context) -> None:
+    query, chat, user = update.callback_query, update.effective_chat, update.effective_user
+    if query is None or chat is None or user is None or query.data is None:
+        return
+    if not isinstance(query.message, Message):
+        await query.answer()
+        return
+    match = FIX_PATTERN.match(query.data)
+    assert match is not None
+    message = query.message
+    texts = await texts_for(update, context)
+    async with message_lock(context, chat.id, message.message_id):
+        fixing = fixes(context).get((chat.id, message.message_id))
+        if fixing is None:
+            await query.answer(texts.t("This correction has expired; send the photo again."))
+            return
+        if user.id != fixing.owner:
+            await query.answer(texts.t("Only the person who sent the photo can correct it."))
+            return
+        if int(match.group(1)) != fixing.version:
+            await query.answer(texts.t(REFUSALS["stale"]))
+            return
+        action, number = match.group(2), int(match.group(3) or 0)
+        if action == "g":
+            await query.answer()
+            await _score(context, message, fixing, texts)
+            return
+        before = fixing.picture_key()
+        refusal = _move(fixing, action, number)
+        if refusal is not None:
+            await query.answer(texts.t(REFUSALS[refusal]), show_alert=refusal != "stale")
+            return
+        await query.answer()
+        await _show_fixing(message, fixing, texts, before)
+
+
+def _move(fixing: Fixing, action: str, number: int) -> str | None:
+    if action == "t":
+        return fixing.choose_tile(number)
+    if action == "m":
+        return fixing.unmark_meld(number)
+    if action == "s":
+        return fixing.choose_suit(Suit(number)) if number < len(Suit) else "stale"
+    if action == "n":
+        return fixing.choose_number(number)
+    if action == "x":
+        return fixing.remove()
+    if action == "w":
+        return fixing.mark_win()
+    if action in MELD_KINDS:
+        return fixing.mark_meld(MELD_KINDS[action])
+    if action == "a":
+        return fixing.start_adding()
+    if action == "b":
+        return fixing.back()
+    return "stale"
+
+
+async def _show_fixing(message: Message, fixing: Fixing, texts: Translator, before: tuple[object, ...]) -> None:
+    photo, caption, keyboard = await asyncio.to_thread(_fix_view, fixing, texts, before)
+    if photo is not None:
+        await show(message, Answer(photo, caption, keyboard))
+        return
+    try:
+        await message.edit_caption(caption, reply_markup=keyboard)
+    except BadRequest as error:
+        if not is_not_modified(error):
+            raise
+
+
+async def _score(context: Context, message: Message, fixing: Fixing, texts: Translator) -> None:
+    """Value the corrected hand as if typed; a hand that cannot be valued stays open for fixing."""
+    written = format_hand(fixing.hand())
+    rules, base = await chat_rules(context, message.chat_id)
+    try:
+        answer = await asyncio.to_thread(answer_for_text, written, rules, base, texts)
+    except HandError as error:
+        before = fixing.picture_key()
+        fixing.refuse_score(error_text(error, written, texts))
+        await _show_fixing(message, fixing, texts, before)
+        return
+    fixes(context).pop((message.chat_id, message.message_id))
+    await show(message, answer)
+    remember(context, message.chat_id, message.message_id, answer)
+
+
+_IN_GROUPS = filters.ChatType.GROUPS & (filters.CaptionRegex(COMMAND) | REPLIES_TO_PROMPT)
+
+FEATURE = Feature(
+    name="photo score",
+    handlers=lambda: [
+        MessageHandler(filters.PHOTO & (filters.ChatType.PRIVATE | _IN_GROUPS), on_photo),
+        CallbackQueryHandler(on_fix_press, pattern=FIX_PATTERN),
+    ],
+)

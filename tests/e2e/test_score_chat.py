@@ -1,0 +1,187 @@
+"""/score end to end: typed hands valued under the chat's rules, waits, corrections, toggles, prompts."""
+
+from __future__ import annotations
+
+import pytest
+from fake_telegram import FakeChat, FakeTelegram, FakeUser
+from harness import BotFactory
+
+from bot.app import load_features
+from bot.services import services
+from rendering import MAX_SIDE
+
+FEATURES = ("bot.handlers_basic", "bot.rules_menu", "bot.score.chat", "bot.score.photo")
+EN = {"XUEZHAN_LANG": "en"}
+
+
+async def start(start_bot: BotFactory, **overrides: str):
+    return await start_bot(features=load_features(FEATURES), **{**EN, **overrides})
+
+
+async def ask(telegram: FakeTelegram, user: FakeUser, chat: FakeChat | FakeUser | int, text: str):
+    sent = await user.send(chat, text)
+    return await telegram.wait_for_bot_message(chat, after=sent.message_id)
+
+
+async def english_group(app, telegram: FakeTelegram, *members: FakeUser) -> FakeChat:
+    """A group whose admins chose English (a group speaks its own language, Chinese by default)."""
+    group = telegram.group("Friends", members=members, admins=members[:1])
+    await services(app).storage.update_chat(group.id, language="en")
+    return group
+
+
+def caption_lines(message) -> list[str]:
+    return message.caption.split("\n")
+
+
+async def test_a_winning_hand_gets_a_card_and_its_value_at_the_chat_s_base_stake(
+    telegram: FakeTelegram, start_bot: BotFactory
+) -> None:
+    app = await start(start_bot)
+    alice = telegram.user("Alice")
+    group = await english_group(app, telegram, alice)
+    await services(app).storage.update_chat(group.id, base_stake=5)
+
+    answer = await ask(telegram, alice, group, "/score 1112345678999m +5m")
+    assert answer.photo is not None and answer.photo.startswith(b"\x89PNG")
+    lines = caption_lines(answer)
+    assert lines[0] == "1112345678999m +5m"  # the normalised notation comes first
+    assert "full flush ×4" in lines
+    assert "Multiplier: 4× base" in lines
+    assert "Win on a discard: the discarder pays 20 chips." in lines
+    assert any("base stake 5" in line for line in lines)
+    assert [b.text for b in answer.buttons] == ["Self-draw", "Kong flower", "Kong cannon", "Robbing a kong",
+                                               "Last tile"]
+
+
+async def test_the_situation_buttons_re_score_in_place_and_survive_a_restart(
+    telegram: FakeTelegram, start_bot: BotFactory
+) -> None:
+    app = await start(start_bot)
+    alice, bob = telegram.user("Alice"), telegram.user("Bob")
+    group = await english_group(app, telegram, alice, bob)
+    answer = await ask(telegram, alice, group, "/score 123m456m789m234p55p")
+    assert "Multiplier: 1× base" in caption_lines(answer)
+    assert "Win on a discard: the discarder pays 1 chip." in caption_lines(answer)
+
+    async def press(user: FakeUser, label: str) -> list[str]:
+        edits = answer.edit_count
+        await (await user.press(answer, label)).answer()
+        await telegram.wait_for(lambda: answer.edit_count > edits, what=f"the edit after {label}")
+        return caption_lines(answer)
+
+    # 自摸 under the chengdu rules adds a base (自摸加底): 1 + 1 from each player.
+    lines = await press(bob, "Self-draw")
+    assert lines[0].endswith("自摸") and "Self-draw adds a base +1" in lines
+    assert "Self-draw: each player still in the hand pays 2 chips." in lines
+    assert answer.button("✓ Self-draw")
+    # 杠上花 doubles and is a self-draw; 杠上炮 is a discard win, so it turns self-draw off.
+    lines = await press(alice, "Kong flower")
+    assert "Multiplier: 2× base" in lines and "each player still in the hand pays 3 chips." in lines[-2]
+    lines = await press(alice, "Kong cannon")
+    assert "Multiplier: 2× base" in lines and "Win on a discard: the discarder pays 2 chips." in lines
+    assert [b.text for b in answer.buttons if b.text.startswith("✓")] == ["✓ Kong cannon"]
+    assert answer.photo is not None
+
+    # A restart forgets the hand in memory; the caption's first line brings it back.
+    await start_bot.stop(app)
+    await start(start_bot)
+    lines = await press(bob, "Last tile")
+    assert lines[0] == "123456789m2345p +5p 杠上炮 海底"
+    assert "Multiplier: 4× base" in lines
+    assert telegram.unanswered_presses() == []
+
+
+async def test_the_chat_s_rules_decide_the_value(telegram: FakeTelegram, start_bot: BotFactory) -> None:
+    app = await start(start_bot)
+    alice = telegram.user("Alice")
+    group = await english_group(app, telegram, alice)
+    hand = "/score 11112222333344m zimo"  # 清七对-like tiles in pungs: a big hand
+    capped = caption_lines(await ask(telegram, alice, group, hand))
+    assert "Multiplier: 8× base" in capped and "Cap 8" in capped
+    await services(app).storage.update_chat(group.id, rules={"cap": None, "self_draw": "jiafan"})
+    uncapped = caption_lines(await ask(telegram, alice, group, hand))
+    assert "Cap 8" not in uncapped and "self-draw doubles ×2" in uncapped
+    assert "Self-draw: each player still in the hand pays" in uncapped[-2]
+
+
+async def test_a_hand_one_tile_short_answers_with_its_waits(telegram: FakeTelegram, start_bot: BotFactory) -> None:
+    await start(start_bot)
+    alice = telegram.user("Alice")
+    answer = await ask(telegram, alice, alice.dm, "/score 1112345678999m")
+    lines = caption_lines(answer)
+    assert lines[0] == "1112345678999m"
+    assert lines[1] == "Ready (听牌), waiting on 9 tiles:"
+    assert "2m: full flush ×4, 4 chips from the discarder" in lines
+    assert answer.photo is not None and answer.buttons == []
+
+    not_ready = caption_lines(await ask(telegram, alice, alice.dm, "/score 123m456m789m1p5p9p2p"))
+    assert not_ready[1] == "Not ready yet: 1 useful tile from ready (shanten 1)."
+    assert not_ready[2].startswith("Tiles that help: ")
+
+
+@pytest.mark.parametrize(
+    ("hand", "expected"),
+    [
+        ("123x", "I can't read “x” (position 4). Write tiles as numbers followed by their suit"),
+        ("1230m", "“0” (position 4) is not a tile number: tile numbers go from 1 to 9."),
+        ("123 456m", "The numbers just before position 4 have no suit: add m (万), p (筒) or s (条)."),
+        ("123m 456", "The numbers at position 6 have no suit: add m (万), p (筒) or s (条)."),
+        ("123m [12m]", "[12m] (position 6) is not a pung or a kong"),
+        ("123m (555p", "The bracket at position 6 is never closed."),
+        ("123m456m789m234p5p +5p+5p", "Mark the winning tile with one + followed by exactly one tile"),
+        ("123m456m789m234p5p yolo", "I don't know the word “yolo” (position 20)."),
+        ("1234m", "This hand has 4 tiles. Write 14 tiles to value a win"),
+        ("11111m234p567p789p", "1m is written 5 times, but there are only four of each tile."),
+        ("123m456p789s11m234m", "The hand holds all three suits"),
+        ("123m456m789m19p555p", "These 14 tiles are not a win: they make neither four sets and a pair nor seven "
+                                "pairs.\nDiscard 1p 9p and the hand is ready (听牌)."),
+        ("147m147p258m258p36m", "Discard 1m 2m 4m 5m 7m 8m 1p 2p 4p 5p 7p 8p and the hand is still 2 useful tiles "
+                                "from ready (shanten 2)."),
+    ],
+)
+async def test_bad_hands_get_a_specific_correction(
+    telegram: FakeTelegram, start_bot: BotFactory, hand: str, expected: str
+) -> None:
+    await start(start_bot)
+    alice = telegram.user("Alice")
+    answer = await ask(telegram, alice, alice.dm, f"/score {hand}")
+    assert answer.photo is None and expected in answer.text, answer.text
+
+
+async def test_score_alone_asks_for_the_hand_and_the_reply_is_scored(
+    telegram: FakeTelegram, start_bot: BotFactory
+) -> None:
+    app = await start(start_bot)
+    alice, bob = telegram.user("Alice"), telegram.user("Bob")
+    group = await english_group(app, telegram, alice, bob)
+    prompt = await ask(telegram, alice, group, "/score")
+    assert prompt.text.startswith("Send me the hand as a reply to this message")
+    assert telegram.calls_of("sendMessage")[-1].params["reply_markup"]["force_reply"] is True
+
+    reply = await bob.send(group, "123m 456m 789m 234p 55p", reply_to=prompt)
+    answer = await telegram.wait_for_bot_message(group, after=reply.message_id)
+    assert "Multiplier: 1× base" in caption_lines(answer)
+    wrong = await bob.send(group, "123m 456m", reply_to=prompt)
+    correction = await telegram.wait_for_bot_message(group, after=wrong.message_id)
+    assert correction.text.startswith("This hand has 6 tiles.")
+    # A reply to some other bot message is not taken for a hand.
+    other = await bob.send(group, "123m 456m", reply_to=answer)
+    await telegram.settle()
+    assert not [m for m in telegram.bot_messages(group) if m.message_id > other.message_id]
+
+
+async def test_chinese_is_the_default_and_every_press_is_answered(
+    telegram: FakeTelegram, start_bot: BotFactory
+) -> None:
+    await start_bot(features=load_features(FEATURES))
+    alice = telegram.user("Alice")
+    group = telegram.group("Friends", members=[alice])
+    answer = await ask(telegram, alice, group, "/score 123m456m789m234p55p")
+    assert "平胡 ×1" in caption_lines(answer)
+    assert [b.text for b in answer.buttons] == ["自摸", "杠上花", "杠上炮", "抢杠", "海底"]
+    prompt = await ask(telegram, alice, group, "/score")
+    stale = await alice.press(prompt, data="sc:zimo", check=False)
+    assert await stale.answer()
+    assert telegram.unanswered_presses() == []
+    assert answer.photo is not None and len(answer.photo) < 10 * MAX_SIDE * MAX_SIDE
