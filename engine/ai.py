@@ -161,8 +161,12 @@ class GreedyPlayer:
 CHIPS_PER_MULTIPLIER = 1.8
 # A kong's payment is refunded (退税) if the hand is not ready at the empty wall.
 KONG_PAYMENT_WEIGHT = 0.5
+# A kong paying at least this many base stakes at once is worth one step of speed.
+KONG_SLOWER_PAYMENT = 3
 # Chips a seat expects to lose per draw it stays in the hand (others' wins, dealing in).
-STAY_RISK_PER_DRAW = 0.35
+STAY_RISK_PER_DRAW = 0.0
+# With fewer wall tiles than this, every win is taken.
+TAKE_ANY_WIN_WALL = 12
 # A pung that leaves the hand no faster must raise its value by this factor.
 PUNG_VALUE_RATIO = 1.0
 # How much a tile's danger (someone may win on it) weighs against hand value.
@@ -177,6 +181,7 @@ DEAL_IN_COST = 1.5
 # With few draws left and a hand this far from ready, play safe instead of building.
 FOLD_SHANTEN = 2
 FOLD_DRAWS = 4.0
+FOLD_READY = 0.6
 
 
 class AIPlayer:
@@ -213,10 +218,11 @@ class AIPlayer:
         if void is not None and any(a.tile is not None and a.tile // 9 == void for a in discards):
             return self._dump_void(view, discards)
         ranked = ai_eval.rank_discards(counts, melds, outlook, [a.tile for a in discards if a.tile is not None])
-        danger = _danger(view)
+        danger, most_ready = _threat(view)
         options = [Assessment(a.shanten, a.value - DANGER_WEIGHT * danger[t]) for a, t in ranked]
         keep, tile = ranked[ai_eval.best_choice(options, outlook)]
-        if keep.shanten >= FOLD_SHANTEN and outlook.draws_left <= FOLD_DRAWS:
+        late = outlook.draws_left <= FOLD_DRAWS or most_ready >= FOLD_READY
+        if keep.shanten >= FOLD_SHANTEN and late:
             tile = min((t for _, t in ranked), key=lambda t: (danger[t], t))
         for a in _of_type(legal, ActionType.KONG):
             assert a.tile is not None
@@ -292,7 +298,7 @@ class AIPlayer:
     ) -> bool:
         """Take the discard unless a self-draw on the same waits is clearly worth more."""
         rules = outlook.rules
-        if rules.mode is GameMode.FIRST_WIN or view.wall_count < 12:
+        if rules.mode is GameMode.FIRST_WIN or view.wall_count < TAKE_ANY_WIN_WALL:
             return True
         scores = wait_scores(tiles_of(counts), melds, rules)
         now = scores[tile].multiplier if tile in scores else 1
@@ -326,32 +332,55 @@ def _best_after_discard(counts: list[int], melds: tuple[Meld, ...], void: int | 
 
 def _no_worse(after: Assessment, keep: Assessment, payment: int) -> bool:
     """A kong is taken when it leaves the hand no slower; its payment now outweighs small losses."""
+    if after.shanten == keep.shanten + 1 and payment >= KONG_SLOWER_PAYMENT:
+        return True
     if after.shanten != keep.shanten:
         return after.shanten < keep.shanten
     return after.value * CHIPS_PER_MULTIPLIER + KONG_PAYMENT_WEIGHT * payment >= keep.value * CHIPS_PER_MULTIPLIER
 
 
 def _danger(view: SeatView) -> list[float]:
-    """Expected loss (in multiplier units) of discarding each tile: someone may win on it.
+    return _threat(view)[0]
 
-    An opponent grows likelier to be ready with every discard and meld; a tile of the suit
-    they voided can never be their win, a tile with few unseen copies is a rarer wait, and
-    a tile they threw away themselves is one they did not want.
+
+def _threat(view: SeatView) -> tuple[list[float], float]:
+    """Expected loss (in multiplier units) of discarding each tile, and the likeliest opponent's
+    chance of being ready.
+
+    Void discipline makes discards talk: a seat whose river turns from its void suit to other
+    tiles holds no void tile any more, and from then on grows likelier to be ready with every
+    discard and meld. A tile of a seat's void suit can never be its win; the suit it keeps
+    throwing is the one it is not collecting; a tile with few unseen copies is a rarer wait;
+    a tile the seat threw itself is one it did not want.
     """
     unseen = view.unseen()
     out = [0.0] * 27
+    most_ready = 0.0
     for s in range(len(view.in_play)):
         if s == view.seat or not view.in_play[s]:
             continue
-        ready = min(0.9, READY_BASE + READY_PER_DISCARD * len(view.rivers[s]) + READY_PER_MELD * len(view.melds[s]))
-        void = view.voids[s]
-        own = set(view.rivers[s])
+        void = None if view.voids[s] is None else int(view.voids[s])  # type: ignore[arg-type]
+        river = view.rivers[s]
+        clean_at = next((i for i, t in enumerate(river) if t // 9 != void), len(river))
+        melds = view.melds[s]
+        turns = len(river) - clean_at + len(melds)
+        ready = min(0.9, READY_BASE + READY_PER_DISCARD * turns + READY_PER_MELD * len(melds))
+        most_ready = max(most_ready, ready)
+        thrown = [0, 0, 0]
+        for t in river[clean_at:]:
+            thrown[t // 9] += 1
+        kept_suits = [x for x in range(3) if x != void]
+        total = sum(thrown[x] for x in kept_suits) + len(kept_suits)
+        cost = DEAL_IN_COST * (1 + 0.25 * len(melds))
+        own = set(river)
         for t in range(27):
-            if void is not None and t // 9 == int(void):
+            suit = t // 9
+            if suit == void:
                 continue
-            chance = ready * WAIT_SHARE * (unseen[t] + 0.5) / 4.5
-            out[t] += chance * (0.5 if t in own else 1.0) * DEAL_IN_COST
-    return out
+            suit_weight = len(kept_suits) * (total - thrown[suit] - 1) / max(1, total * (len(kept_suits) - 1))
+            chance = ready * WAIT_SHARE * suit_weight * (unseen[t] + 0.5) / 4.5
+            out[t] += chance * (0.5 if t in own else 1.0) * cost
+    return out, most_ready
 
 
 PLAYERS = {"random": RandomPlayer, "greedy": GreedyPlayer, "ai": AIPlayer}

@@ -226,7 +226,7 @@ def assess(counts: Sequence[int], melds: Sequence[Meld], outlook: Outlook) -> As
 
 
 # A slower hand is only preferred when it is worth this many times more, and early enough.
-SLOWER_VALUE_RATIO = 2.0
+SLOWER_VALUE_RATIO = 4.0
 SLOWER_MIN_DRAWS = 8.0
 
 
