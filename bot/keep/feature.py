@@ -507,7 +507,7 @@ async def save_win(context: Context, view: View, draft: Draft, texts: Translator
         assert draft.discarder is not None
         transfers, passed_from = book.discard_win_transfers(state, draft.discarder, values, draft.situations, rules)
     record = {
-        "kind": book.WIN, "hand": state.number, "discarder": draft.discarder,
+        "kind": book.WIN, "hand": state.number, "names": view.names, "discarder": draft.discarder,
         "winners": [{"seat": w, "value": draft.values[w][1]} for w in draft.winners],
         "situations": sorted(s.value for s in draft.situations),
         "call_transfer_from": passed_from,
@@ -521,8 +521,9 @@ async def save_win(context: Context, view: View, draft: Draft, texts: Translator
 async def save_kong(context: Context, view: View, draft: Draft, texts: Translator) -> str | None:
     assert draft.konger is not None and draft.kong_kind is not None
     transfers = book.kong_transfers(view.state, draft.konger, draft.kong_kind, draft.discarder, view.rules)
-    record = {"kind": book.KONG, "hand": view.state.number, "konger": draft.konger, "type": draft.kong_kind.value,
-              "discarder": draft.discarder, "transfers": [t.to_dict() for t in transfers]}
+    record = {"kind": book.KONG, "hand": view.state.number, "names": view.names, "konger": draft.konger,
+              "type": draft.kong_kind.value, "discarder": draft.discarder,
+              "transfers": [t.to_dict() for t in transfers]}
     await services(context).storage.add_record(view.session.id, record, transfers)
     keeper(context).drafts.pop(view.session.id, None)
     return texts.t("Saved.")
@@ -530,8 +531,8 @@ async def save_kong(context: Context, view: View, draft: Draft, texts: Translato
 
 async def save_wall(context: Context, view: View, draft: Draft) -> None:
     end = book.wall_transfers(view.state, list(draft.hands.values()), view.rules)
-    record = {"kind": book.WALL, "hand": view.state.number, "statuses": [s.to_dict() for s in end.statuses],
-              "transfers": [t.to_dict() for t in end.transfers]}
+    record = {"kind": book.WALL, "hand": view.state.number, "names": view.names,
+              "statuses": [s.to_dict() for s in end.statuses], "transfers": [t.to_dict() for t in end.transfers]}
     await services(context).storage.add_record(view.session.id, record, end.transfers)
     keeper(context).drafts.pop(view.session.id, None)
 

@@ -1,0 +1,343 @@
+"""Who is up and who is down: /balance, /top, /today, /history, and the daily summary.
+
+Every figure comes from the ledger through storage (hosted hands and scorekept records alike).
+The daily summary is a repeating JobQueue job that asks storage which chats are due
+(``chats_due_summary``): the schedule lives in the database, so a summary missed while the bot
+was down is posted once when it comes back. "Now" is this module's ``now()``, which tests
+replace (monkeypatch) to simulate the time of day.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from datetime import UTC, date, datetime
+from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from telegram import Update
+from telegram.constants import ChatMemberStatus, ChatType
+from telegram.error import BadRequest, Forbidden, TelegramError
+from telegram.ext import CommandHandler
+
+from bot.feature import AnyApplication, Command, Context, Feature
+from bot.i18n import N_, Translator, supported, translator
+from bot.keep.words import record_words
+from bot.services import services, texts_for
+from rendering import TallyEntry, encode_png, render_tally_chart
+from rendering.chart import MAX_ENTRIES
+from storage import days
+from storage.models import DayTally, HandResult, PlayerTotal
+
+log = logging.getLogger(__name__)
+
+SUMMARY_JOB = "daily-summaries"
+CHECK_SECONDS = 60.0
+CAPTION_LIMIT = 1000  # Telegram allows 1024 characters of caption
+HISTORY_LIMIT = 10
+TOP_LIMIT = 10
+
+
+def now() -> datetime:
+    """The current time, aware, in UTC (looked up at each use, so a test can replace it)."""
+    return datetime.now(UTC)
+
+
+def signed(n: int) -> str:
+    return f"{n:+d}"
+
+
+def tally_lines(lines: Sequence[PlayerTotal]) -> list[str]:
+    return [f"• {t.name}: {signed(t.net)}" for t in lines]
+
+
+def caption(head: str, lines: Sequence[str]) -> str:
+    """A header and as many lines as fit in a photo caption."""
+    out = head
+    for line in lines:
+        if len(out) + len(line) + 3 > CAPTION_LIMIT:
+            return out + "\n…"
+        out += "\n" + line
+    return out
+
+
+def chart_entries(lines: Sequence[PlayerTotal]) -> list[TallyEntry]:
+    """The bars of a tally chart; past the chart's limit, the biggest winners and losers."""
+    chosen = list(lines)
+    if len(chosen) > MAX_ENTRIES:
+        half = MAX_ENTRIES // 2
+        chosen = chosen[:half] + chosen[-half:]
+    return [TallyEntry(t.name, t.net) for t in chosen]
+
+
+def tally_picture(tally: DayTally, title: str) -> bytes:
+    return encode_png(render_tally_chart(chart_entries(tally.lines), title=title, subtitle=tally.day.isoformat()))
+
+
+async def _local_today(context: Context, chat_id: int) -> tuple[date, ZoneInfo]:
+    chat = await services(context).storage.get_chat(chat_id)
+    zone = days.zone(chat.timezone)
+    return days.local_date(now(), zone), zone
+
+
+def _in_group(update: Update) -> bool:
+    return update.effective_chat is not None and update.effective_chat.type != ChatType.PRIVATE
+
+
+async def _groups_only(update: Update, context: Context) -> bool:
+    """Tallies belong to a group; in a private chat say so and stop."""
+    if _in_group(update):
+        return True
+    message = update.effective_message
+    if message is not None:
+        texts = await texts_for(update, context)
+        await message.reply_text(texts.t("Chips are counted per group: use this command in your group."))
+    return False
+
+
+# --- whose balance ---------------------------------------------------------------------------
+
+
+async def whose(update: Update, context: Context, args: Sequence[str]) -> tuple[str, int | None] | None:
+    """(name, player id) of the player meant: a name typed after the command, the author of the
+    replied-to message, or the sender. The id is None for a user who never moved a chip here;
+    None altogether for a typed name nobody in this chat has.
+    """
+    message, user, chat = update.effective_message, update.effective_user, update.effective_chat
+    assert message is not None and user is not None and chat is not None
+    players = await services(context).storage.players(chat.id)
+    if args:
+        wanted = " ".join(args).strip().lstrip("@").lower()
+        named = next((p for p in players if p.name.lower() == wanted), None)
+        return None if named is None else (named.name, named.id)
+    target = user
+    replied = message.reply_to_message
+    if replied is not None and replied.from_user is not None and not replied.from_user.is_bot:
+        target = replied.from_user
+    found = next((p for p in players if p.user_id == target.id), None)
+    return (found.name, found.id) if found is not None else (target.first_name, None)
+
+
+async def balance_command(update: Update, context: Context) -> None:
+    message, chat = update.effective_message, update.effective_chat
+    if message is None or chat is None or not await _groups_only(update, context):
+        return
+    texts = await texts_for(update, context)
+    meant = await whose(update, context, context.args or [])
+    if meant is None:
+        await message.reply_text(texts.t("No player called “{name}” has played in this chat.",
+                                         name=" ".join(context.args or [])))
+        return
+    name, player_id = meant
+    chips = await services(context).storage.balance(chat.id, player_id) if player_id is not None else 0
+    await message.reply_text(texts.t("{name}: {chips} chips in this chat.", name=name, chips=signed(chips)))
+
+
+async def top_command(update: Update, context: Context) -> None:
+    message, chat = update.effective_message, update.effective_chat
+    if message is None or chat is None or not await _groups_only(update, context):
+        return
+    texts = await texts_for(update, context)
+    storage = services(context).storage
+    today, _ = await _local_today(context, chat.id)
+    ever = await storage.leaderboard(chat.id, limit=TOP_LIMIT)
+    month = await storage.leaderboard(chat.id, since=today.replace(day=1), limit=TOP_LIMIT)
+    if not ever:
+        await message.reply_text(texts.t("No chips have moved in this chat yet."))
+        return
+    lines = [texts.t("Leaderboard, all time:")]
+    lines += [f"{i}. {t.name}: {signed(t.net)}" for i, t in enumerate(ever, 1)]
+    lines += ["", texts.t("This month ({month}):", month=today.strftime("%Y-%m"))]
+    lines += [f"{i}. {t.name}: {signed(t.net)}" for i, t in enumerate(month, 1)] or [texts.t("(no play yet)")]
+    await message.reply_text("\n".join(lines))
+
+
+async def today_command(update: Update, context: Context) -> None:
+    message, chat = update.effective_message, update.effective_chat
+    if message is None or chat is None or not await _groups_only(update, context):
+        return
+    texts = await texts_for(update, context)
+    today, _ = await _local_today(context, chat.id)
+    tally = await services(context).storage.daily_tally(chat.id, today)
+    if not tally.played:
+        await message.reply_text(texts.t("No chips have moved here today ({day}).", day=today.isoformat()))
+        return
+    head = texts.t("Today's tally ({day}):", day=today.isoformat())
+    picture = tally_picture(tally, texts.t("Today's tally"))
+    await message.reply_photo(picture, caption=caption(head, tally_lines(tally.lines)))
+
+
+# --- history -------------------------------------------------------------------------------------
+
+
+def history_line(item: HandResult, zone: ZoneInfo, texts: Translator) -> str:
+    when = item.at.astimezone(zone).strftime("%m-%d %H:%M")
+    result = item.result or {}
+    if item.kind == "hand":
+        wins = result.get("wins") or []
+        what = texts.t("hosted hand #{id}", id=item.id) + (
+            texts.tn(", {n} win", ", {n} wins", len(wins)) if wins else texts.t(", no win"))
+    else:
+        names = result.get("names") or []
+        try:
+            what = record_words(result, names, texts)
+        except (IndexError, KeyError, TypeError):
+            what = texts.t("scorekept record #{id}", id=item.id)
+    return f"{when}  {what}: {signed(item.net)}"
+
+
+async def history_command(update: Update, context: Context) -> None:
+    message, chat = update.effective_message, update.effective_chat
+    if message is None or chat is None or not await _groups_only(update, context):
+        return
+    texts = await texts_for(update, context)
+    meant = await whose(update, context, context.args or [])
+    storage = services(context).storage
+    items = await storage.recent_hands(chat.id, meant[1], HISTORY_LIMIT) if meant and meant[1] is not None else []
+    if meant is None or not items:
+        name = meant[0] if meant else " ".join(context.args or [])
+        await message.reply_text(texts.t("No hands recorded for {name} in this chat yet.", name=name))
+        return
+    _, zone = await _local_today(context, chat.id)
+    lines = [texts.t("Last hands of {name}:", name=meant[0])] + [history_line(i, zone, texts) for i in items]
+    await message.reply_text("\n".join(lines))
+
+
+# --- the chat's summary time and time zone -----------------------------------------------------
+
+
+async def _is_admin(update: Update, context: Context) -> bool:
+    chat, user = update.effective_chat, update.effective_user
+    if chat is None or user is None:
+        return False
+    if chat.type == ChatType.PRIVATE or user.id in services(context).settings.admins:
+        return True
+    try:
+        member = await context.bot.get_chat_member(chat.id, user.id)
+    except TelegramError:
+        return False
+    return member.status in (ChatMemberStatus.ADMINISTRATOR, ChatMemberStatus.OWNER)
+
+
+async def summary_command(update: Update, context: Context) -> None:
+    """``/summary`` shows when the daily summary is posted; ``/summary 22:30`` changes it (admins)."""
+    message, chat = update.effective_message, update.effective_chat
+    if message is None or chat is None:
+        return
+    texts = await texts_for(update, context)
+    storage = services(context).storage
+    stored = await storage.get_chat(chat.id)
+    if not context.args:
+        await message.reply_text(texts.t("The daily summary is posted at {time} ({zone}). Change it with "
+                                         "/summary HH:MM and /timezone Area/City.",
+                                         time=stored.summary_time, zone=stored.timezone))
+        return
+    if not await _is_admin(update, context):
+        await message.reply_text(texts.t("Only group admins can change this."))
+        return
+    try:
+        at = days.parse_summary_time(context.args[0])
+    except days.CalendarError:
+        await message.reply_text(texts.t("“{text}” is not a time: write HH:MM between 00:00 and 23:59, "
+                                         "e.g. /summary 22:30.", text=context.args[0]))
+        return
+    when = at.strftime("%H:%M")
+    await storage.update_chat(chat.id, summary_time=when)
+    await message.reply_text(texts.t("The daily summary will be posted at {time} ({zone}).", time=when,
+                                     zone=stored.timezone))
+
+
+async def timezone_command(update: Update, context: Context) -> None:
+    """``/timezone Europe/Berlin`` (admins): the zone of this chat's days and summary."""
+    message, chat = update.effective_message, update.effective_chat
+    if message is None or chat is None:
+        return
+    texts = await texts_for(update, context)
+    storage = services(context).storage
+    stored = await storage.get_chat(chat.id)
+    if not context.args:
+        await message.reply_text(texts.t("This chat's time zone is {zone}. Change it with /timezone Area/City, "
+                                         "e.g. /timezone Europe/Berlin.", zone=stored.timezone))
+        return
+    if not await _is_admin(update, context):
+        await message.reply_text(texts.t("Only group admins can change this."))
+        return
+    name = context.args[0]
+    try:
+        ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        await message.reply_text(texts.t("“{text}” is not a time zone I know: use an IANA name such as "
+                                         "Asia/Shanghai or Europe/Berlin.", text=name))
+        return
+    await storage.update_chat(chat.id, timezone=name)
+    await message.reply_text(texts.t("Time zone set to {zone}; days and the daily summary ({time}) follow it.",
+                                     zone=name, time=stored.summary_time))
+
+
+# --- the daily summary job ---------------------------------------------------------------------
+
+
+async def post_due_summaries(app: AnyApplication) -> int:
+    """Post the day's tally in every chat whose summary time has passed; the number posted."""
+    found = services(app)
+    storage = found.storage
+    posted = 0
+    for due in await storage.chats_due_summary(now()):
+        tally = await storage.daily_tally(due.chat.id, due.day)
+        texts = translator(supported(due.chat.language) or found.settings.lang)
+        if tally.played:
+            head = texts.t("Tally of the day ({day}):", day=due.day.isoformat())
+            try:
+                await app.bot.send_photo(due.chat.id, tally_picture(tally, texts.t("Tally of the day")),
+                                         caption=caption(head, tally_lines(tally.lines)))
+                posted += 1
+            except (Forbidden, BadRequest) as error:  # removed from the group: don't retry every minute
+                log.warning("daily summary for chat %s not posted: %s", due.chat.id, error)
+        await storage.mark_summary_posted(due.chat.id, due.day)
+    return posted
+
+
+async def _summary_tick(context: Context) -> None:
+    try:
+        await post_due_summaries(context.application)
+    except TelegramError as error:  # Telegram unreachable: the next tick tries again
+        log.warning("daily summaries postponed: %s", error)
+
+
+async def on_start(app: AnyApplication) -> None:
+    """Check every minute, and at once: a summary missed while the bot was down goes out now."""
+    assert app.job_queue is not None, "install python-telegram-bot[job-queue]"
+    app.job_queue.run_repeating(_summary_tick, interval=CHECK_SECONDS, first=0, name=SUMMARY_JOB)
+
+
+async def on_stop(app: AnyApplication) -> None:
+    if app.job_queue is not None:
+        for job in app.job_queue.get_jobs_by_name(SUMMARY_JOB):
+            job.schedule_removal()
+
+
+def _handlers() -> list[Any]:
+    return [
+        CommandHandler("balance", balance_command),
+        CommandHandler("top", top_command),
+        CommandHandler("today", today_command),
+        CommandHandler("history", history_command),
+        CommandHandler("summary", summary_command),
+        CommandHandler("timezone", timezone_command),
+    ]
+
+
+FEATURE = Feature(
+    name="tallies",
+    handlers=_handlers,
+    commands=(
+        Command("balance", N_("Your chips here (or a named or replied-to player's)"), private=False),
+        Command("top", N_("Leaderboard: all time and this month"), private=False),
+        Command("today", N_("Today's tally as a chart"), private=False),
+        Command("history", N_("Your last hands and their results"), private=False),
+        Command("summary", N_("When the daily tally is posted (admins: /summary 22:30)"), private=False),
+        Command("timezone", N_("This chat's time zone (admins: /timezone Europe/Berlin)"), private=False),
+    ),
+    on_start=on_start,
+    on_stop=on_stop,
+)

@@ -1,0 +1,182 @@
+"""Balances and tallies end to end: the daily summary at simulated times, and figures vs the ledger."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections import defaultdict
+from datetime import UTC, datetime, time, timedelta
+from zoneinfo import ZoneInfo
+
+from fake_telegram import ChatMessage, FakeChat, FakeTelegram, FakeUser
+from harness import BotFactory
+from table_players import HumanPlayer, play_until_over
+
+from bot import tallies
+from bot.ratelimit import TelegramRateLimiter
+from bot.services import services
+
+SHANGHAI, BERLIN = ZoneInfo("Asia/Shanghai"), ZoneInfo("Europe/Berlin")
+LINE = re.compile(r"^(?:• |\d+\. )(.+): ([+-]\d+)$")
+
+
+def quick_limiter() -> TelegramRateLimiter:
+    """Telegram's limits, but a busy test group may get more than 20 messages a minute."""
+    return TelegramRateLimiter(group_max_rate=1000, backoff=0.01)
+
+
+class Clock:
+    """A settable "now" for the bot's tallies."""
+
+    def __init__(self, now: datetime) -> None:
+        self.now = now
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+async def say(telegram: FakeTelegram, user: FakeUser, chat: FakeChat, text: str) -> ChatMessage:
+    """Type ``text`` and return the bot's answer."""
+    sent = await user.send(chat, text)
+    return await telegram.wait_for_bot_message(chat, lambda m: True, after=sent.message_id)
+
+
+def figures(text: str) -> dict[str, int]:
+    """``name: +n`` lines of a tally, a caption or a leaderboard section."""
+    out = {}
+    for line in text.splitlines():
+        match = LINE.match(line.strip())
+        if match:
+            out[match[1]] = int(match[2])
+    return out
+
+
+def nonzero(net: dict[str, int]) -> dict[str, int]:
+    return {name: chips for name, chips in net.items() if chips}
+
+
+async def keep_four(telegram: FakeTelegram, user: FakeUser, group: FakeChat, names: str) -> ChatMessage:
+    await user.send(group, f"/keep {names}")
+    return await telegram.wait_for_bot_message(group, lambda m: (m.text or "").startswith("Scorekeeping #"))
+
+
+async def tap(telegram: FakeTelegram, user: FakeUser, panel: ChatMessage, *texts: str) -> None:
+    for text in texts:
+        before = panel.edit_count
+        await (await user.press(panel, text)).answer()
+        await telegram.wait_for(lambda b=before: panel.edit_count > b, what=f"the panel after {text!r}")
+
+
+def summaries(telegram: FakeTelegram, chat: FakeChat) -> list[ChatMessage]:
+    return [m for m in telegram.bot_messages(chat) if (m.caption or "").startswith("Tally of the day")]
+
+
+async def test_the_daily_summary_fires_at_each_chats_local_time_and_once_after_a_restart(
+    telegram: FakeTelegram, start_bot: BotFactory, monkeypatch
+) -> None:
+    clock = Clock(datetime.now(UTC))
+    monkeypatch.setattr(tallies, "now", clock)
+    monkeypatch.setattr(tallies, "CHECK_SECONDS", 0.1)
+    app = await start_bot(rate_limiter=quick_limiter(), XUEZHAN_LANG="en")
+    alice, bob = telegram.user("Alice"), telegram.user("Bob")
+    chengdu = telegram.group("Chengdu", members=[alice], admins=[alice])
+    berlin = telegram.group("Berlin", members=[alice, bob], admins=[bob])
+    await say(telegram, alice, chengdu, "/lang en")
+    await say(telegram, bob, berlin, "/lang en")
+
+    # Settings, with clear answers to bad input and to non-admins.
+    assert "not a time" in (await say(telegram, alice, chengdu, "/summary 25:61")).text
+    assert "21:00" in (await say(telegram, alice, chengdu, "/summary 21:00")).text
+    assert "Only group admins" in (await say(telegram, alice, berlin, "/timezone Europe/Berlin")).text
+    assert "not a time zone" in (await say(telegram, bob, berlin, "/timezone Mars/Olympus")).text
+    assert "Europe/Berlin" in (await say(telegram, bob, berlin, "/timezone Europe/Berlin")).text
+    assert "23:59 (Europe/Berlin)" in (await say(telegram, alice, berlin, "/summary")).text
+
+    # Both groups play today (a concealed kong each).
+    for user, group in ((alice, chengdu), (bob, berlin)):
+        panel = await keep_four(telegram, user, group, "me 老王 Carol Dave")
+        await tap(telegram, user, panel, "Kong", "老王", "concealed")
+
+    real = datetime.now(UTC)
+    due = sorted([
+        (datetime.combine(real.astimezone(SHANGHAI).date(), time(21, 0), SHANGHAI), chengdu),
+        (datetime.combine(real.astimezone(BERLIN).date(), time(23, 59), BERLIN), berlin),
+    ], key=lambda pair: pair[0])
+    (first_at, first), (second_at, second) = due
+
+    clock.now = first_at - timedelta(minutes=1)
+    await asyncio.sleep(0.5)
+    assert summaries(telegram, chengdu) == summaries(telegram, berlin) == []
+
+    clock.now = first_at + timedelta(seconds=30)
+    await telegram.wait_for(lambda: summaries(telegram, first), what="the first chat's summary")
+    posted = summaries(telegram, first)[0]
+    assert posted.photo is not None
+    assert figures(posted.caption) == {"老王": 6, "Alice" if first is chengdu else "Bob": -2, "Carol": -2,
+                                       "Dave": -2}
+    await asyncio.sleep(0.5)
+    assert summaries(telegram, second) == [] and len(summaries(telegram, first)) == 1
+
+    # The bot is down when the second chat's time passes; it posts that summary when it is back.
+    await start_bot.stop(app)
+    clock.now = second_at + timedelta(hours=1)
+    await start_bot(rate_limiter=quick_limiter(), XUEZHAN_LANG="en")
+    await telegram.wait_for(lambda: summaries(telegram, second), what="the missed summary")
+    await asyncio.sleep(0.5)
+    assert len(summaries(telegram, first)) == len(summaries(telegram, second)) == 1
+
+
+async def test_tally_balances_and_leaderboard_equal_sums_of_the_ledger(
+    telegram: FakeTelegram, start_bot: BotFactory
+) -> None:
+    app = await start_bot(rate_limiter=quick_limiter(), XUEZHAN_LANG="en", XUEZHAN_COMPUTER_DELAY="0",
+                          XUEZHAN_GROUP_UPDATE_SECONDS="3")
+    alice, bob = telegram.user("Alice"), telegram.user("Bob")
+    group = telegram.group("Friends", members=[alice, bob], admins=[alice])
+    await say(telegram, alice, group, "/lang en")
+    assert "No chips have moved" in (await say(telegram, alice, group, "/today")).text
+
+    # A hosted hand: Alice and three computer players.
+    await alice.start()
+    lobby = await say(telegram, alice, group, "/newgame")
+    await (await alice.press(lobby, "Start")).answer()
+    await play_until_over(telegram, group, [HumanPlayer(telegram, alice)])
+
+    # Scorekept hands in the same chat: a concealed kong and a self-drawn 平胡 with a root.
+    await alice.send(group, "/keep me Carol Dave")
+    lobby = await telegram.wait_for_bot_message(group, lambda m: "I'm in" in str(m.buttons))
+    await (await bob.press(lobby, "I'm in")).answer()
+    panel = await telegram.wait_for_bot_message(group, lambda m: (m.text or "").startswith("Scorekeeping #"))
+    await tap(telegram, alice, panel, "Kong", "Carol", "concealed")
+    await tap(telegram, alice, panel, "Self-draw", "Dave", "Next", "plain", "1")
+
+    # Independent sums, straight from the ledger rows.
+    storage = services(app).storage
+    expected: dict[str, int] = defaultdict(int)
+    for row in await storage.ledger(group.id):
+        expected[row.payer_name] -= row.amount
+        expected[row.payee_name] += row.amount
+    assert sum(expected.values()) == 0
+    assert expected["Dave"] == 3 * 3 - 2 and expected["Bob"] == -2 - 3  # 平胡 ×2 (a root) + 加底 from each
+
+    mine = await say(telegram, alice, group, "/balance")
+    assert mine.text == f"Alice: {expected['Alice']:+d} chips in this chat."
+    carol = await say(telegram, bob, group, "/balance Carol")
+    assert carol.text == f"Carol: {expected['Carol']:+d} chips in this chat."
+    asked = await alice.send(group, "/balance", reply_to=await bob.send(group, "hi"))
+    about_bob = await telegram.wait_for_bot_message(group, lambda m: True, after=asked.message_id)
+    assert about_bob.text == f"Bob: {expected['Bob']:+d} chips in this chat."
+
+    top = (await say(telegram, alice, group, "/top")).text
+    all_time, _, this_month = top.partition("This month")
+    assert nonzero(figures(all_time)) == nonzero(expected) == nonzero(figures(this_month))
+    ranked = [LINE.match(line)[1] for line in all_time.splitlines() if LINE.match(line)]
+    assert [expected[name] for name in ranked] == sorted(expected.values(), reverse=True)
+
+    today = await say(telegram, alice, group, "/today")
+    assert today.photo is not None and nonzero(figures(today.caption)) == nonzero(expected)
+
+    history = (await say(telegram, alice, group, "/history")).text
+    assert "hosted hand #" in history and "Self-draw: Dave" in history
+    assert "No player called" in (await say(telegram, alice, group, "/balance Nobody")).text
+    assert telegram.unanswered_presses() == []
