@@ -111,9 +111,7 @@ async def publish_commands(app: AnyApplication) -> None:
 
 async def _post_init(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
     found = services(app)
-    found.attach_storage(await open_storage(
-        found.settings.db, default_language=found.settings.lang, default_timezone=found.settings.tz
-    ))
+    found.attach_storage(await open_storage(found.settings.db))
     await publish_commands(app)
     for feature in found.features:
         if feature.on_start is not None:
