@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+import pytest
 from fake_telegram import ChatMessage, FakeTelegram, FakeUser
 from harness import BotFactory
 
+from bot.keep import book
 from bot.ratelimit import TelegramRateLimiter
 from bot.services import services
+from engine.rules import GameMode, RuleSet, SelfDrawBonus
+from engine.tiles import Situation
 
 
 def quick_limiter() -> TelegramRateLimiter:
@@ -120,3 +126,55 @@ async def test_a_session_with_kongs_a_multiple_win_an_undo_and_an_empty_wall(
         net[e.payee_name] = net.get(e.payee_name, 0) + e.amount
     assert net == {"Alice": 14, "老王": 6, "Dave": 12, "Bob": -32}
     assert telegram.unanswered_presses() == []
+
+
+# --- the bookkeeping underneath, without Telegram ------------------------------------------------
+
+WORKED_HANDS = (
+    "123m345m789m234p66p", "111m333m444m222p66p", "11224466m558899p", "11112244m558899p",
+    "11224444557799m", "123m123m123m789m99m", "123333m45566799s", "66p [111m] [333m] [444m] [222p]",
+    "123m456m78m77p (5555p) +9m", "234m567m345p678p1p +1p",
+)
+SITUATIONS = (frozenset(), frozenset({Situation.SELF_DRAW}),
+              frozenset({Situation.SELF_DRAW, Situation.KONG_REPLACEMENT}),
+              frozenset({Situation.AFTER_KONG_DISCARD, Situation.LAST_TILE}))
+RULESETS = (RuleSet(), RuleSet(cap=None), RuleSet(self_draw=SelfDrawBonus.DOUBLE, cap=16),
+            RuleSet(self_draw=SelfDrawBonus.NONE, last_tile_bonus=False))
+
+
+@pytest.mark.parametrize("text", WORKED_HANDS)
+def test_a_picked_pattern_and_roots_pay_what_the_typed_hand_scores(text: str) -> None:
+    for situations in SITUATIONS:
+        for rules in RULESETS:
+            scored = book.typed_score(text, situations, rules)
+            picked = book.picked_value(scored.pattern, scored.roots, scored.hand.situations, rules)
+            assert (picked.multiplier, picked.payment_per_payer) == (scored.multiplier, scored.payment_per_payer)
+
+
+@dataclass
+class Rec:
+    seq: int
+    record: dict
+    undoes: int | None = None
+    undone_by: int | None = None
+
+
+def win(seq: int, *seats: int, hand: int = 1) -> Rec:
+    return Rec(seq, {"kind": "win", "hand": hand, "winners": [{"seat": s} for s in seats]})
+
+
+def test_the_hand_state_follows_the_mode_and_ignores_undone_records() -> None:
+    kong = Rec(0, {"kind": "kong", "konger": 1, "type": "concealed", "discarder": None,
+                   "transfers": [{"payer": p, "payee": 1, "amount": 2, "reason": "kong_concealed"} for p in (0, 2, 3)]})
+    battle = RuleSet()
+    state = book.hand_state([kong, win(1, 2, 3)], battle)
+    assert state.number == 1 and state.still_in(battle) == [0, 1] and state.kongs[0].collected == 6
+    assert book.hand_state([kong, win(1, 2, 3), win(2, 0)], battle).number == 2  # three have won
+    undone = [kong, Rec(1, win(1, 2, 3).record, undone_by=3), win(2, 0), Rec(3, {"undo": 1}, undoes=1)]
+    assert book.hand_state(undone, battle).still_in(battle) == [1, 2, 3]
+    river = RuleSet(mode=GameMode.BLOODY_RIVER)
+    assert book.hand_state([win(0, 2, 3), win(1, 0)], river).still_in(river) == [0, 1, 2, 3]
+    first = RuleSet(mode=GameMode.FIRST_WIN)
+    assert book.hand_state([kong, win(1, 2)], first) == book.HandState(number=2)
+    passed = Rec(1, {**win(1, 2).record, "call_transfer_from": 1})
+    assert book.hand_state([kong, passed], battle).kongs == []  # 呼叫转移: the konger no longer holds it
