@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import asyncio
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Message, Update
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Message, MessageEntity, Update
 from telegram.constants import ChatType
 from telegram.error import BadRequest
 from telegram.ext import CallbackQueryHandler, CommandHandler, MessageHandler, filters
@@ -108,17 +109,36 @@ def keeper(context: Context | AnyApplication) -> Keeper:
 # --- the lobby -----------------------------------------------------------------------------
 
 
-def parse_names(words: list[str], me: tuple[str, int]) -> list[tuple[str, int | None]]:
-    """Names typed after /keep; ``me`` (or 我) is the sender. Raises ValueError with what is wrong."""
+def parse_names(words: list[str], me: tuple[str, int],
+                known: Sequence[tuple[str, int | None]] = ()) -> list[tuple[str, int | None]]:
+    """Players named after /keep: ``known`` Telegram users first, then each word — ``me`` (or 我) for
+    the sender, any other word a plain name. Raises ValueError naming the word that cannot be one.
+    """
+    candidates = [*known, *(me if w.lower() in ("me", "我") else (w, None) for w in words)]
     out: list[tuple[str, int | None]] = []
-    for word in words:
-        entry: tuple[str, int | None] = me if word.lower() in ("me", "我") else (word.strip("@"), None)
-        if not entry[0] or len(entry[0]) > MAX_NAME:
-            raise ValueError(word)
-        if any(e[0].lower() == entry[0].lower() or (e[1] is not None and e[1] == entry[1]) for e in out):
-            raise ValueError(word)
-        out.append(entry)
+    for name, user_id in candidates:
+        if not name or len(name) > MAX_NAME or name.startswith("@"):
+            raise ValueError(name)
+        if any(n.lower() == name.lower() or (u is not None and u == user_id) for n, u in out):
+            raise ValueError(name)
+        out.append((name, user_id))
     return out
+
+
+def mentioned_users(message: Message) -> tuple[list[tuple[str, int | None]], list[str]]:
+    """Telegram users named in a /keep message (the replied-to author, text mentions) and the words left."""
+    text = message.text or ""
+    users: list[tuple[str, int | None]] = []
+    replied = message.reply_to_message
+    if replied is not None and replied.from_user is not None and not replied.from_user.is_bot:
+        users.append((replied.from_user.first_name[:MAX_NAME], replied.from_user.id))
+    spans = message.parse_entities([MessageEntity.TEXT_MENTION])
+    for entity in sorted(spans, key=lambda e: e.offset):
+        if entity.user is not None:
+            users.append((entity.user.first_name[:MAX_NAME], entity.user.id))
+    for shown in spans.values():
+        text = text.replace(shown, " ", 1)
+    return users, text.split()[1:]
 
 
 def lobby_text(lobby: Lobby, texts: Translator) -> str:
@@ -148,12 +168,12 @@ async def keep_command(update: Update, context: Context) -> None:
         await message.reply_text(texts.t("A scorekeeping session is already open here."))
         await send_panel(context, open_now[-1], texts)
         return
-    words = context.args if context.args is not None else (message.text or "").split()[1:]
+    known, words = mentioned_users(message)
     try:
-        entries = parse_names(list(words), (user.first_name, user.id))
+        entries = parse_names(words, (user.first_name[:MAX_NAME], user.id), known)
     except ValueError as bad:
-        await message.reply_text(texts.t("“{name}” can't be a player: names are 1-32 characters and each "
-                                         "player appears once.", name=str(bad)))
+        await message.reply_text(texts.t("“{name}” can't be a player: names are 1-32 characters, each player "
+                                         "appears once, and Telegram users join with “I'm in”.", name=str(bad)))
         return
     if len(entries) > SEATS:
         await message.reply_text(texts.t("A session has four players; you named {n}.", n=len(entries)))

@@ -128,6 +128,42 @@ async def test_a_session_with_kongs_a_multiple_win_an_undo_and_an_empty_wall(
     assert telegram.unanswered_presses() == []
 
 
+async def test_players_by_reply_by_name_and_clear_answers_to_bad_names(
+    telegram: FakeTelegram, start_bot: BotFactory
+) -> None:
+    app = await start_bot(rate_limiter=quick_limiter(), XUEZHAN_LANG="en")
+    alice, bob = telegram.user("Alice"), telegram.user("Bob")
+    group = telegram.group("Real tiles", members=[alice, bob], admins=[alice])
+    await alice.send(group, "/lang en")
+    await telegram.wait_for_bot_message(group, lambda m: "Language" in (m.text or ""))
+
+    async def answer_to(text: str, reply_to: ChatMessage | None = None) -> ChatMessage:
+        sent = await alice.send(group, text, reply_to=reply_to)
+        return await telegram.wait_for_bot_message(group, lambda m: True, after=sent.message_id)
+
+    assert "@dave" in (await answer_to("/keep me Carol @dave")).text  # usernames can't be looked up
+    assert "appears once" in (await answer_to("/keep me Carol carol")).text
+    assert "you named 5" in (await answer_to("/keep me A B C D")).text
+    assert "groups" in (await telegram.wait_for_bot_message(
+        alice, lambda m: True, after=(await alice.send(alice, "/keep")).message_id)).text
+
+    lobby = await answer_to("/keep Carol")
+    refused = await bob.press(lobby, "Cancel")
+    assert "Only whoever opened it" in (await refused.answer() or "")
+    await (await alice.press(lobby, "Cancel")).answer()
+    await telegram.wait_for(lambda: lobby.text == "Scorekeeping cancelled.", what="the lobby to close")
+
+    hello = await bob.send(group, "Shall we play?")
+    panel = await answer_to("/keep me Carol Dave", reply_to=hello)  # Bob is named by the reply
+    assert panel.text.startswith("Scorekeeping #")
+    session = (await services(app).storage.open_sessions(group.id))[0]
+    players = [await services(app).storage.get_player(p) for p in session.seats]
+    assert [(p.name, p.user_id) for p in players] == [("Bob", bob.id), ("Alice", alice.id), ("Carol", None),
+                                                     ("Dave", None)]
+    again = await answer_to("/keep")
+    assert "already open" in again.text
+
+
 # --- the bookkeeping underneath, without Telegram ------------------------------------------------
 
 WORKED_HANDS = (
