@@ -25,7 +25,7 @@ from telegram.ext import CallbackQueryHandler, CommandHandler, MessageHandler, f
 from bot.feature import AnyApplication, Command, Context, Feature
 from bot.i18n import N_, Translator
 from bot.keep import book
-from bot.keep.words import FLAGS, KONG_KINDS, pattern_label, record_words, transfer_lines
+from bot.keep.words import FLAGS, KONG_KINDS, pattern_label, record_words, transfer_lines, value_words
 from bot.messaging import is_not_modified
 from bot.services import services, texts_for
 from engine.rules import RuleSet
@@ -281,10 +281,25 @@ async def panel_text(context: Context | AnyApplication, view: View, draft: Draft
             lines.extend(transfer_lines(transfers, view.names, texts) or [texts.t("(no chips moved)")])
     if draft is not None:
         lines.append("")
+        lines.extend(draft_so_far(view, draft, texts))
         lines.append(draft_prompt(view, draft, texts))
         if draft.error:
             lines.append("⚠️ " + draft.error)
     return "\n".join(lines)
+
+
+def draft_so_far(view: View, draft: Draft, texts: Translator) -> list[str]:
+    """What the entry holds already: who won on whose discard, the situation, the values known."""
+    names = view.names
+    if draft.kind not in ("discard", "self") or not draft.winners:
+        return []
+    who = ", ".join(names[w] for w in draft.winners)
+    head = (texts.t("Self-draw: {wins}", wins=who) if draft.discarder is None else
+            texts.t("{discarder} discarded into {wins}", discarder=names[draft.discarder], wins=who))
+    flags = [texts.t(FLAGS[FLAG_CODES[c]]) for c in sorted(draft.flags)]
+    lines = [head + (f" · {', '.join(flags)}" if flags else "")]
+    lines += [f"  {names[w]}: {value_words(v[1], texts)}" for w, v in draft.values.items()]
+    return lines
 
 
 def draft_prompt(view: View, draft: Draft, texts: Translator) -> str:
@@ -633,9 +648,8 @@ async def hand_reply(update: Update, context: Context) -> None:
                 draft.hands[seat] = book.final_hand(text, seat)
                 if all(s in draft.hands for s in view.state.still_in(view.rules)):
                     await save_wall(context, view, draft)
-        except HandError as error:
+        except HandError as error:  # shown on the panel, under the question it answers
             draft.error = hand_error_text(error, texts)
-            await message.reply_text(draft.error)
         await refresh(context, message.reply_to_message, session_id, texts)
 
 
