@@ -77,7 +77,13 @@ def _completion(steps: int, outs: int, total: int, draws: int) -> float:
         step_outs = outs if i == 0 else min(outs, LATER_OUTS_EARLIER if remaining_after else LATER_OUTS_READY)
         factor = STEP_CLAIM_FACTOR if remaining_after else WIN_CLAIM_FACTOR
         rates.append(min(0.95, step_outs * factor / total))
-    # stage[i] = P(i steps done); one draw moves stage i to i + 1 with probability rates[i]
+    return _advance(tuple(rates), draws)
+
+
+@lru_cache(maxsize=65536)
+def _advance(rates: tuple[float, ...], draws: int) -> float:
+    """P(passing every stage within ``draws`` draws, stage i passed with probability rates[i])."""
+    steps = len(rates)
     stage = [1.0] + [0.0] * steps
     for _ in range(draws):
         for i in range(steps - 1, -1, -1):
@@ -146,12 +152,6 @@ def ready_value(counts: Sequence[int], melds: Sequence[Meld], outlook: Outlook) 
     return total / live, live
 
 
-def seven_pairs_shanten(counts: Sequence[int]) -> int:
-    """Distance to 七对 for a concealed hand of 13 or 14 tiles."""
-    pairs = sum(c // 2 for c in counts)
-    return 6 - min(pairs, 7)
-
-
 def all_pungs_shanten(counts: Sequence[int], meld_count: int) -> tuple[int, list[Tile]]:
     """Distance to 对对胡 counting only pungs and pairs, with the tiles that shorten it."""
     pungs = sum(1 for c in counts if c >= 3)
@@ -199,13 +199,6 @@ def route_values(counts: Sequence[int], melds: Sequence[Meld], outlook: Outlook)
         outs = live_outs(pung_useful, outlook)
         best = max(best, _cap(2 * root_factor, rules) * completion_probability(pung_dist + 1, outs, outlook))
 
-    if not melds:
-        sp = seven_pairs_shanten(counts)
-        if 0 < sp <= standard + 1:
-            singles = [t for t, c in enumerate(counts) if c % 2 == 1]
-            outs = live_outs(singles, outlook)
-            value = 4 * (4 if minor_tiles == 0 else 1)
-            best = max(best, _cap(value, rules) * completion_probability(sp + 1, outs, outlook))
     return best
 
 
