@@ -1,0 +1,177 @@
+"""The session's panel message: each player's net, the last record, and the question being asked."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Message
+from telegram.error import BadRequest
+
+from bot.feature import AnyApplication, Context
+from bot.i18n import Translator
+from bot.keep import book
+from bot.keep.drafts import DISCARD_FLAGS, FLAG_CODES, SELF_DRAW_FLAGS, Draft, keeper
+from bot.keep.words import FLAGS, KONG_KINDS, pattern_label, record_words, transfer_lines, value_words
+from bot.messaging import is_not_modified
+from bot.services import services
+from engine.rules import RuleSet
+from engine.scoring import Pattern
+from engine.settlement import KongKind, Transfer
+from storage.models import ScoreSession
+
+PRESS = re.compile(r"^kp:(\d+):([a-z]+)(?::(\w+))?$")
+PATTERNS = tuple(Pattern)
+MAX_ROOTS = 4
+
+
+@dataclass(frozen=True)
+class View:
+    """What a session's panel needs: the session, names per seat, rules, records, current hand."""
+
+    session: ScoreSession
+    names: list[str]
+    user_ids: list[int | None]
+    rules: RuleSet
+    records: list[Any]
+    state: book.HandState
+
+
+async def load_view(context: Context | AnyApplication, session_id: int) -> View:
+    storage = services(context).storage
+    session = await storage.get_session(session_id)
+    players = [await storage.get_player(pid) for pid in session.seats]
+    chat = await storage.get_chat(session.chat_id)
+    rules = RuleSet.from_dict(chat.rules).with_changes(base=chat.base_stake)
+    records = await storage.session_records(session_id)
+    state = book.hand_state(records, rules, len(players))
+    return View(session, [p.name for p in players], [p.user_id for p in players], rules, records, state)
+
+
+async def panel_text(context: Context | AnyApplication, view: View, draft: Draft | None, texts: Translator) -> str:
+    totals = {t.player_id: t.net for t in await services(context).storage.session_totals(view.session.id)}
+    lines = [texts.t("Scorekeeping #{id} — hand {hand}", id=view.session.id, hand=view.state.number)]
+    for seat, pid in enumerate(view.session.seats):
+        mark = " ✓" if seat in view.state.won else ""
+        lines.append(f"• {view.names[seat]}{mark}: {totals.get(pid, 0):+d}")
+    last = [r for r in view.records if r.undoes is None and r.undone_by is None]
+    if view.records and draft is None:
+        newest = view.records[-1]
+        if newest.undoes is not None:
+            lines.append(texts.t("Undone: the last record."))
+        elif last:
+            transfers = [Transfer.from_dict(t) for t in last[-1].record.get("transfers", [])]
+            lines.append("")
+            lines.append(texts.t("Last: {what}", what=record_words(last[-1].record, view.names, texts)))
+            lines.extend(transfer_lines(transfers, view.names, texts) or [texts.t("(no chips moved)")])
+    if draft is not None:
+        lines.append("")
+        lines.extend(draft_so_far(view, draft, texts))
+        lines.append(draft_prompt(view, draft, texts))
+        if draft.error:
+            lines.append("⚠️ " + draft.error)
+    return "\n".join(lines)
+
+
+def draft_so_far(view: View, draft: Draft, texts: Translator) -> list[str]:
+    """What the entry holds already: who won on whose discard, the situation, the values known."""
+    names = view.names
+    if draft.kind not in ("discard", "self") or not draft.winners:
+        return []
+    who = ", ".join(names[w] for w in draft.winners)
+    head = (texts.t("Self-draw: {wins}", wins=who) if draft.discarder is None else
+            texts.t("{discarder} discarded into {wins}", discarder=names[draft.discarder], wins=who))
+    flags = [texts.t(FLAGS[FLAG_CODES[c]]) for c in sorted(draft.flags)]
+    lines = [head + (f" · {', '.join(flags)}" if flags else "")]
+    lines += [f"  {names[w]}: {value_words(v[1], texts)}" for w, v in draft.values.items()]
+    return lines
+
+
+def draft_prompt(view: View, draft: Draft, texts: Translator) -> str:
+    names = view.names
+    if draft.step == "discarder":
+        return texts.t("Who discarded the winning tile?")
+    if draft.step == "winners":
+        if draft.kind == "self":
+            return texts.t("Who won by self-draw? Then press Next.")
+        return texts.t("{name} discarded. Who won on it (one or more)? Then press Next.",
+                       name=names[draft.discarder or 0])
+    if draft.step == "value":
+        seat = draft.next_unvalued()
+        return texts.t("Value of {name}'s win: reply to this message with the hand (e.g. 123m456m789m234p66p), "
+                       "or pick the pattern.", name=names[seat if seat is not None else 0])
+    if draft.step == "roots":
+        return texts.t("How many roots (根: sets of four) beyond the pattern?")
+    if draft.step == "konger":
+        return texts.t("Who made the kong?")
+    if draft.step == "kong_kind":
+        return texts.t("Which kong did {name} make?", name=names[draft.konger or 0])
+    if draft.step == "kong_discarder":
+        return texts.t("Whose discard did {name} kong?", name=names[draft.konger or 0])
+    seat = next(s for s in view.state.still_in(view.rules) if s not in draft.hands)
+    return texts.t("Wall empty. Reply to this message with {name}'s tiles (13, melds in [], concealed kongs "
+                   "in ()).", name=names[seat])
+
+
+def _button(text: str, session_id: int, code: str, arg: object = None) -> InlineKeyboardButton:
+    data = f"kp:{session_id}:{code}" + ("" if arg is None else f":{arg}")
+    return InlineKeyboardButton(text, callback_data=data)
+
+
+def _rows(buttons: list[InlineKeyboardButton], width: int) -> list[list[InlineKeyboardButton]]:
+    return [buttons[i:i + width] for i in range(0, len(buttons), width)]
+
+
+def panel_keyboard(view: View, draft: Draft | None, texts: Translator) -> InlineKeyboardMarkup:
+    sid = view.session.id
+    if draft is None:
+        return InlineKeyboardMarkup([
+            [_button(texts.t("Win on a discard"), sid, "d"), _button(texts.t("Self-draw"), sid, "s")],
+            [_button(texts.t("Kong"), sid, "k"), _button(texts.t("Wall empty"), sid, "w")],
+            [_button(texts.t("Undo last"), sid, "u"), _button(texts.t("End"), sid, "e")],
+        ])
+    still_in = view.state.still_in(view.rules)
+    rows: list[list[InlineKeyboardButton]] = []
+    if draft.step in ("discarder", "konger", "kong_discarder"):
+        code = {"discarder": "dd", "konger": "kk", "kong_discarder": "kd"}[draft.step]
+        seats = [s for s in still_in if s != draft.konger] if draft.step == "kong_discarder" else still_in
+        rows = _rows([_button(view.names[s], sid, code, s) for s in seats], 2)
+    elif draft.step == "winners":
+        seats = [s for s in still_in if s != draft.discarder]
+        rows = _rows([_button(("✓ " if s in draft.winners else "") + view.names[s], sid, "t", s) for s in seats], 2)
+        codes = SELF_DRAW_FLAGS if draft.kind == "self" else DISCARD_FLAGS
+        rows += _rows([_button(("✓ " if c in draft.flags else "") + texts.t(FLAGS[FLAG_CODES[c]]), sid, "f", c)
+                       for c in codes], 2)
+        rows.append([_button(texts.t("Next"), sid, "n")])
+    elif draft.step == "value":
+        rows = _rows([_button(pattern_label(p, texts), sid, "p", i) for i, p in enumerate(PATTERNS)], 3)
+    elif draft.step == "roots":
+        rows = [[_button(str(n), sid, "r", n) for n in range(MAX_ROOTS + 1)]]
+    elif draft.step == "kong_kind":
+        rows = [[_button(texts.t(KONG_KINDS[k.value]), sid, "kt", k.value[0]) for k in KongKind]]
+    rows.append([_button(texts.t("Cancel"), sid, "x")])
+    return InlineKeyboardMarkup(rows)
+
+
+async def send_panel(context: Context | AnyApplication, session: ScoreSession, texts: Translator) -> Message:
+    view = await load_view(context, session.id)
+    draft = keeper(context).drafts.get(session.id)
+    return await context.bot.send_message(session.chat_id, await panel_text(context, view, draft, texts),
+                                          reply_markup=panel_keyboard(view, draft, texts))
+
+
+async def edit_message(message: Any, text: str, markup: InlineKeyboardMarkup | None) -> None:
+    if not isinstance(message, Message):
+        return
+    try:
+        await message.edit_text(text, reply_markup=markup)
+    except BadRequest as error:
+        if not is_not_modified(error):
+            raise
+
+
+async def refresh(context: Context, message: Any, session_id: int, texts: Translator) -> None:
+    view = await load_view(context, session_id)
+    draft = keeper(context).drafts.get(session_id)
+    await edit_message(message, await panel_text(context, view, draft, texts), panel_keyboard(view, draft, texts))
