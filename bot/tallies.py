@@ -15,7 +15,7 @@ from datetime import UTC, date, datetime
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from telegram import Update
+from telegram import MessageEntity, Update
 from telegram.constants import ChatMemberStatus, ChatType
 from telegram.error import BadRequest, Forbidden, TelegramError
 from telegram.ext import CommandHandler
@@ -99,20 +99,23 @@ async def _groups_only(update: Update, context: Context) -> bool:
 
 
 async def whose(update: Update, context: Context, args: Sequence[str]) -> tuple[str, int | None] | None:
-    """(name, player id) of the player meant: a name typed after the command, the author of the
-    replied-to message, or the sender. The id is None for a user who never moved a chip here;
-    None altogether for a typed name nobody in this chat has.
+    """(name, player id) of the player meant: a user mentioned by name (a text mention), a name
+    typed after the command, the author of the replied-to message, or the sender. The id is None
+    for a user who never moved a chip here; None altogether for a name nobody here has.
     """
     message, user, chat = update.effective_message, update.effective_user, update.effective_chat
     assert message is not None and user is not None and chat is not None
     players = await services(context).storage.players(chat.id)
-    if args:
+    if args and not any(e.type == MessageEntity.TEXT_MENTION for e in message.entities):
         wanted = " ".join(args).strip().lstrip("@").lower()
         named = next((p for p in players if p.name.lower() == wanted), None)
         return None if named is None else (named.name, named.id)
     target = user
     replied = message.reply_to_message
-    if replied is not None and replied.from_user is not None and not replied.from_user.is_bot:
+    mentions = [e.user for e in message.entities if e.type == MessageEntity.TEXT_MENTION and e.user]
+    if mentions:
+        target = mentions[0]
+    elif replied is not None and replied.from_user is not None and not replied.from_user.is_bot:
         target = replied.from_user
     found = next((p for p in players if p.user_id == target.id), None)
     return (found.name, found.id) if found is not None else (target.first_name, None)

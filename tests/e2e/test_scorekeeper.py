@@ -163,6 +163,16 @@ async def test_players_by_reply_by_name_and_clear_answers_to_bad_names(
     again = await answer_to("/keep")
     assert "already open" in again.text
 
+    # A restart keeps the session: the old panel's buttons still work, the hand is rebuilt from records.
+    for text in ("Kong", "Carol", "concealed"):
+        await tap(telegram, alice, panel, text)
+    await start_bot.stop(app)
+    await start_bot(rate_limiter=quick_limiter(), XUEZHAN_LANG="en")
+    for text in ("Win on a discard", "Carol", "Dave", "Next", "plain", "0"):
+        await tap(telegram, alice, panel, text)
+    assert totals(panel) == {"Bob": -2, "Alice": -2, "Carol": 5, "Dave": -1}
+    assert "Dave ✓" in panel.text and "Carol → Dave 1 (win on a discard)" in panel.text
+
 
 # --- the bookkeeping underneath, without Telegram ------------------------------------------------
 
