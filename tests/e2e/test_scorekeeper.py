@@ -113,7 +113,7 @@ async def test_a_session_with_kongs_a_multiple_win_an_undo_and_an_empty_wall(
 
     await tap(telegram, alice, panel, "End")
     summary = await telegram.wait_for_bot_message(group, lambda m: m.photo is not None)
-    assert "is over: 3 records, 1 hands" in summary.caption
+    assert "is over: 3 records, 1 hand." in summary.caption
     assert "Bob: -32" in summary.caption and "Alice: +14" in summary.caption
 
     storage = services(app).storage
