@@ -72,17 +72,20 @@ class Fixing:
     def choose_tile(self, index: int) -> str | None:
         if not 0 <= index < len(self.entries):
             return "stale"
-        return self._go(Step.TILE, selected=index)
+        self._go(Step.TILE, selected=index)
+        return None
 
     def start_adding(self) -> str | None:
         if self.tile_count >= MAX_TILES:
             return "too_many_tiles"
-        return self._go(Step.ADD)
+        self._go(Step.ADD)
+        return None
 
     def choose_suit(self, suit: Suit) -> str | None:
         if self.step not in (Step.TILE, Step.ADD):
             return "stale"
-        return self._go(Step.NUMBER, selected=self.selected, suit=suit)
+        self._go(Step.NUMBER, selected=self.selected, suit=suit)
+        return None
 
     def choose_number(self, rank: int) -> str | None:
         if self.step is not Step.NUMBER or self.suit is None or not 1 <= rank <= 9:
@@ -100,7 +103,8 @@ class Fixing:
             if self.selected == self.win_index:
                 self.win = tile
             entry.tile, entry.unsure = tile, False
-        return self._changed()
+        self._changed()
+        return None
 
     def remove(self) -> str | None:
         if self.step is not Step.TILE or self.selected is None:
@@ -110,7 +114,8 @@ class Fixing:
         if self.selected == self.win_index:
             self.win = None
         del self.entries[self.selected]
-        return self._changed()
+        self._changed()
+        return None
 
     def mark_win(self) -> str | None:
         if self.step is not Step.TILE or self.selected is None:
@@ -118,7 +123,8 @@ class Fixing:
         entry = self.entries.pop(self.selected)
         self.entries.append(entry)  # the winning tile goes last; _arrange keeps it there
         self.win = entry.tile
-        return self._changed()
+        self._changed()
+        return None
 
     def mark_meld(self, kind: MeldKind) -> str | None:
         if self.step is not Step.TILE or self.selected is None:
@@ -138,17 +144,20 @@ class Fixing:
             taken, self.win = same[:size], None
         self.entries = [e for i, e in enumerate(self.entries) if i not in taken]
         self.melds.append(Meld(kind, tile))
-        return self._changed()
+        self._changed()
+        return None
 
     def unmark_meld(self, index: int) -> str | None:
         if not 0 <= index < len(self.melds):
             return "stale"
         meld = self.melds.pop(index)
         self.entries.extend(Entry(meld.tile) for _ in range(meld.size))
-        return self._changed()
+        self._changed()
+        return None
 
     def back(self) -> str | None:
-        return self._go(Step.MAIN)
+        self._go(Step.MAIN)
+        return None
 
     def refuse_score(self, notice: str) -> None:
         """Score was pressed on a hand that cannot be valued: show why, keep correcting."""
@@ -167,15 +176,14 @@ class Fixing:
         self._go(Step.MAIN)
 
     def _arrange(self) -> None:
-        """Sort the tiles and put one copy of the winning tile last (none if it is gone)."""
-        last = self.entries.pop() if self.win is not None and self.entries and self.entries[-1].tile == self.win \
-            else None
-        if last is None and self.win is not None:
-            found = next((i for i, e in enumerate(self.entries) if e.tile == self.win), None)
-            if found is None:
-                self.win = None
+        """Sort the tiles and put one copy of the winning tile last (forget it if none is left)."""
+        winning = None
+        if self.win is not None:
+            copies = [i for i, e in enumerate(self.entries) if e.tile == self.win]
+            if copies:
+                winning = self.entries.pop(copies[-1])  # the copy already last stays last
             else:
-                last = self.entries.pop(found)
+                self.win = None
         self.entries.sort(key=lambda e: e.tile)
-        if last is not None:
-            self.entries.append(last)
+        if winning is not None:
+            self.entries.append(winning)

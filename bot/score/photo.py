@@ -92,13 +92,13 @@ async def on_photo(update: Update, context: Context) -> None:
 
 
 async def _recognise(context: Context, file_id: str) -> Recognition:
-    """Download the photo into memory, recognise it in a worker thread, and let the bytes go."""
+    """Download the photo into memory and recognise it in a worker thread.
+
+    The bytes live only in this call: nothing is written to disk or kept once it returns.
+    """
     found = await context.bot.get_file(file_id)
     data = bytes(await found.download_as_bytearray())
-    try:
-        return await asyncio.to_thread(recognize, data)
-    finally:
-        del data
+    return await asyncio.to_thread(recognize, data)
 
 
 # --- the correction message --------------------------------------------------------------------

@@ -44,7 +44,8 @@ def error_text(error: HandError, written: str, texts: Translator) -> str:
     """A friendly, specific correction for ``written`` (the hand as the player typed it)."""
     params = error.params
     if error.code == "tile_count":
-        found = int(params.get("found", 0))  # type: ignore[call-overload]
+        found = params["found"]
+        assert isinstance(found, int)
         return texts.tn(
             "This hand has {n} tile. Write 14 tiles to value a win (a kong counts as three), "
             "or 13 to see what the hand waits on.",
@@ -124,7 +125,8 @@ def _not_a_win_text(written: str, texts: Translator) -> str:
 
 
 def rules_line(rules: RuleSet, base: int, texts: Translator) -> str:
-    return texts.t("This chat's rules: {preset}, base stake {base} (/rules).",
+    """Which rules gave this value; the caption adds where to read them in full."""
+    return texts.t("This chat's rules: {preset}, base stake {base}",
                    preset=preset_words(rules.preset_name(), texts), base=base)
 
 
@@ -147,7 +149,7 @@ def score_caption(notation: str, result: Score, rules: RuleSet, base: int, texts
     lines += [f"{line.label} {line.value}" for line in score_lines(result, texts)]
     lines.append(texts.t("Multiplier: {m}× base", m=result.multiplier))
     lines.append(payment_line(result, base, texts))
-    lines.append(rules_line(rules, base, texts))
+    lines.append(rules_line(rules, base, texts) + " (/rules)")
     return "\n".join(lines)
 
 
@@ -170,5 +172,5 @@ def waits_caption(notation: str, values: Mapping[Tile, Score], shanten: int, hel
         lines.append(texts.tn("Not ready yet: {n} useful tile from ready (shanten {n}).",
                               "Not ready yet: {n} useful tiles from ready (shanten {n}).", shanten))
         lines.append(texts.t("Tiles that help: {tiles}", tiles=tiles_text(helpful, texts)))
-    lines.append(rules_line(rules, base, texts))
+    lines.append(rules_line(rules, base, texts) + " (/rules)")
     return "\n".join(lines)
