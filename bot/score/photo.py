@@ -131,7 +131,7 @@ def _caption(fixing: Fixing, texts: Translator) -> str:
     if fixing.notice:
         lines += [fixing.notice, ""]
     hand = fixing.hand()
-    lines.append(texts.tn("I read {n} tile: {tiles}", "I read {n} tiles: {tiles}", fixing.tile_count,
+    lines.append(texts.tn("The hand, {n} tile: {tiles}", "The hand, {n} tiles: {tiles}", fixing.tile_count,
                           tiles=format_hand(hand)))
     unsure = [e.tile for e in fixing.entries if e.unsure]
     if unsure:

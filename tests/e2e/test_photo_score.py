@@ -7,6 +7,7 @@ known winning hand, so it checks the correction flow whatever the model gets rig
 
 from __future__ import annotations
 
+import io
 from collections import Counter
 from pathlib import Path
 
@@ -14,6 +15,7 @@ import pytest
 from fake_messages import ChatMessage
 from fake_telegram import FakeChat, FakeTelegram, FakeUser
 from harness import BotFactory
+from PIL import Image
 
 from bot.app import load_features
 from bot.ratelimit import TelegramRateLimiter
@@ -98,7 +100,7 @@ async def test_a_photo_is_read_corrected_with_taps_and_scored(
     shown = tile_buttons(fix)
     assert sorted(tile for _, tile in shown) == sorted(expected.tile_list)
     assert sum(text.endswith("?") for text, _ in shown) == sum(t.low_confidence for t in expected.tiles)
-    assert f"I read {len(expected.tiles)} tiles" in fix.caption
+    assert fix.caption.startswith(f"The hand, {len(expected.tiles)} tiles: ")
 
     # Only the sender corrects; an old keyboard is refused.
     first = shown[0][0]
@@ -145,7 +147,7 @@ async def test_photos_in_a_dm_and_replies_to_the_prompt_are_read_and_others_igno
     data = PHOTO.read_bytes()
 
     in_dm = await alice.send_photo(alice.dm, data)
-    assert "I read" in (await telegram.wait_for_bot_message(alice.dm, after=in_dm.message_id, timeout=20)).caption
+    assert "The hand, " in (await telegram.wait_for_bot_message(alice.dm, after=in_dm.message_id, timeout=20)).caption
 
     telegram.privacy_mode = False  # the bot sees every group message, and must still leave this one
     plain = await alice.send_photo(group, data)  # no /score: not for the bot
@@ -156,17 +158,26 @@ async def test_photos_in_a_dm_and_replies_to_the_prompt_are_read_and_others_igno
     prompt = await telegram.wait_for_bot_message(group, after=prompt_to.message_id)
     reply = telegram.user_message(alice, group, photo=data, reply_to=prompt)
     answer = await telegram.wait_for_bot_message(group, after=reply.message_id, timeout=20)
-    assert answer.photo is not None and "I read" in answer.caption
+    assert answer.photo is not None and "The hand, " in answer.caption
 
 
-async def test_a_file_that_is_not_a_picture_gets_a_clear_answer(
-    telegram: FakeTelegram, start_bot: BotFactory
+async def test_photos_that_cannot_be_read_get_a_clear_answer(
+    telegram: FakeTelegram, start_bot: BotFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     await start_bot(features=load_features(FEATURES), XUEZHAN_LANG="en")
     alice = telegram.user("Alice")
-    sent = await alice.send_photo(alice.dm, b"these bytes are not a picture")
-    answer = await telegram.wait_for_bot_message(alice.dm, after=sent.message_id)
-    assert answer.text == "That file is not a picture I can open. Send a photo (JPEG or PNG) of the tiles."
+
+    async def answer_to(data: bytes) -> str:
+        sent = await alice.send_photo(alice.dm, data)
+        return (await telegram.wait_for_bot_message(alice.dm, after=sent.message_id)).text
+
+    assert await answer_to(b"these bytes are not a picture") == (
+        "That file is not a picture I can open. Send a photo (JPEG or PNG) of the tiles.")
+    felt = io.BytesIO()
+    Image.new("RGB", (640, 480), (40, 90, 60)).save(felt, "PNG")
+    assert (await answer_to(felt.getvalue())).startswith("I could not find any 万, 筒 or 条 tiles in that photo.")
+    monkeypatch.setattr("bot.score.photo.MAX_BYTES", 1000)  # Telegram tells the size before the download
+    assert (await answer_to(felt.getvalue())).startswith("That photo is too large for me.")
 
 
 async def test_a_press_on_a_forgotten_correction_is_answered(telegram: FakeTelegram, start_bot: BotFactory) -> None:
