@@ -19,6 +19,7 @@ from engine.scoring import Score
 from engine.tiles import HandError, Situation, Tile, counts_of, parse_hand, parse_tile
 
 EXAMPLE = "123m 456m 789m 234p 5p +5p"
+WORDS = "自摸 zimo, 杠上花 gangshanghua, 杠上炮 gangshangpao, 抢杠 qianggang, 海底 haidi"
 SITUATION_WORDS: Mapping[Situation, str] = {
     Situation.SELF_DRAW: N_("Self-draw"),
     Situation.KONG_REPLACEMENT: N_("Kong flower"),
@@ -58,8 +59,8 @@ def error_text(error: HandError, written: str, texts: Translator) -> str:
         return texts.t("{tile} is written {count} times, but there are only four of each tile.",
                        tile=tile, count=params["count"])
     if error.code == "three_suits":
-        return texts.t("The hand holds all three suits (万, 筒 and 条); in Sichuan mahjong a hand "
-                       "keeps at most two and gives one up (缺一门).")
+        return texts.t("The hand holds all three suits; in Sichuan mahjong a hand keeps at most two "
+                       "and gives one up (缺一门).")
     if error.code == "not_a_win":
         return _not_a_win_text(written, texts)
     return _parse_error_text(error, written, texts)
@@ -76,9 +77,8 @@ def _parse_error_text(error: HandError, written: str, texts: Translator) -> str:
                         "identical tiles, like [555p], or (5555p) for a concealed kong.",
                         meld=params["meld"], position=position)
     elif "word" in params:
-        found = texts.t("I don't know the word “{word}” (position {position}). The words I know: "
-                        "自摸 zimo, 杠上花 gangshanghua, 杠上炮 gangshangpao, 抢杠 qianggang, 海底 haidi.",
-                        word=params["word"], position=position)
+        found = texts.t("I don't know the word “{word}” (position {position}). The words I know: {words}.",
+                        word=params["word"], position=position, words=WORDS)
     elif "char" in params and not str(params["char"]).strip():
         found = texts.t("The numbers just before position {position} have no suit: add m (万), p (筒) or s (条).",
                         position=position)
