@@ -296,12 +296,17 @@ class AIPlayer:
     def _take_win(
         self, view: SeatView, counts: list[int], melds: tuple[Meld, ...], tile: Tile, outlook: Outlook
     ) -> bool:
-        """Take the discard unless a self-draw on the same waits is clearly worth more."""
+        """Take the discard unless a self-draw on the same waits is clearly worth more.
+
+        Only in 血战到底 can waiting pay: in 血流成河 a win now does not stop later wins, and
+        in 普通 the first win ends the hand.
+        """
         rules = outlook.rules
-        if rules.mode is GameMode.FIRST_WIN or view.wall_count < TAKE_ANY_WIN_WALL:
+        if rules.mode is not GameMode.BLOODY_BATTLE or view.wall_count < TAKE_ANY_WIN_WALL:
             return True
         scores = wait_scores(tiles_of(counts), melds, rules)
         now = scores[tile].multiplier if tile in scores else 1
+
         live = sum(outlook.unseen[t] for t in scores)
         others = sum(view.in_play) - 1
         if rules.self_draw is SelfDrawBonus.ADD_BASE:
