@@ -135,7 +135,10 @@ async def prompt_reply(update: Update, context: Context) -> None:
 async def toggle(update: Update, context: Context) -> None:
     """A situation button: re-value the hand under the chat's current rules, edit in place."""
     query, chat = update.callback_query, update.effective_chat
-    if query is None or chat is None or query.data is None or not isinstance(query.message, Message):
+    if query is None or query.data is None:
+        return
+    if chat is None or not isinstance(query.message, Message):  # too old for Telegram to show it
+        await query.answer()
         return
     match = TOGGLE_PATTERN.match(query.data)
     assert match is not None

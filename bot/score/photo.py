@@ -190,9 +190,9 @@ def _fix_view(fixing: Fixing, texts: Translator,
 
 async def on_fix_press(update: Update, context: Context) -> None:
     query, chat, user = update.callback_query, update.effective_chat, update.effective_user
-    if query is None or chat is None or user is None or query.data is None:
+    if query is None or query.data is None:
         return
-    if not isinstance(query.message, Message):
+    if chat is None or user is None or not isinstance(query.message, Message):  # too old to show
         await query.answer()
         return
     match = FIX_PATTERN.match(query.data)
