@@ -111,7 +111,9 @@ async def publish_commands(app: AnyApplication) -> None:
 
 async def _post_init(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
     found = services(app)
-    found.attach_storage(await open_storage(found.settings.db))
+    found.attach_storage(await open_storage(
+        found.settings.db, default_language=found.settings.lang, default_timezone=found.settings.tz
+    ))
     await publish_commands(app)
     for feature in found.features:
         if feature.on_start is not None:

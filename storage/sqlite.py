@@ -15,6 +15,7 @@ from pathlib import Path
 
 import aiosqlite
 
+from storage import days
 from storage.interface import StorageError
 from storage.schema import MIGRATIONS, Migration
 from storage.sqlite_base import Clock, now_utc
@@ -33,6 +34,8 @@ async def open_storage(
     synchronous: str = "FULL",
     migrations: Sequence[Migration] = MIGRATIONS,
     max_batch: int = 256,
+    default_language: str = "zh",
+    default_timezone: str = "Asia/Shanghai",
 ) -> SqliteStorage:
     """Open (or create) the database file and bring its schema up to date.
 
@@ -40,6 +43,8 @@ async def open_storage(
     still safe against a crashed or killed process in WAL mode and is faster.
     ``clock`` gives the time stamped on every row (tests and simulations inject theirs).
     ``max_batch`` caps how many concurrent units share one commit (1 = a commit per unit).
+    ``default_language`` / ``default_timezone`` are given to a chat seen for the first time
+    (the bot passes its XUEZHAN_LANG / XUEZHAN_TZ).
     """
     if synchronous.upper() not in _SYNCHRONOUS:
         raise StorageError(f"synchronous must be one of {', '.join(_SYNCHRONOUS)}, not {synchronous!r}")
@@ -55,7 +60,7 @@ async def open_storage(
     except BaseException:
         await db.close()
         raise
-    return SqliteStorage(db, clock, max_batch)
+    return SqliteStorage(db, clock, max_batch, (default_language, days.zone(default_timezone).key))
 
 
 async def _migrate(db: aiosqlite.Connection, migrations: Sequence[Migration]) -> None:

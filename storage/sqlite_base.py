@@ -43,9 +43,11 @@ def canonical_json(value: JSON) -> str:
 class SqliteBase:
     """The connection and the helpers the feature mixins of ``SqliteStorage`` build on."""
 
-    def __init__(self, db: aiosqlite.Connection, clock: Clock = now_utc, max_batch: int = 256) -> None:
+    def __init__(self, db: aiosqlite.Connection, clock: Clock = now_utc, max_batch: int = 256,
+                 chat_defaults: tuple[str, str] = ("zh", "Asia/Shanghai")) -> None:
         self._db = db
         self._clock = clock
+        self._chat_defaults = chat_defaults  # (language, time zone) of a chat seen for the first time
         self._committer = GroupCommitter(db, max_batch)
 
     # -- plumbing -------------------------------------------------------------------------
@@ -79,8 +81,12 @@ class SqliteBase:
             (chat_id,),
         )
         if row is None:
-            await db.execute("INSERT INTO chats (id, created_at) VALUES (?, ?)", (chat_id, self._now_ms()))
-            return Chat(id=chat_id)
+            await db.execute(
+                "INSERT INTO chats (id, language, timezone, created_at) VALUES (?, ?, ?, ?)",
+                (chat_id, *self._chat_defaults, self._now_ms()),
+            )
+            language, timezone = self._chat_defaults
+            return Chat(id=chat_id, language=language, timezone=timezone)
         return chat_from_row(row)
 
     async def _save_user(

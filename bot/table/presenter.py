@@ -51,6 +51,9 @@ class TelegramPresenter:
         self._seat_message: dict[tuple[int, int], int] = {}
         self._texts: dict[int, tuple[Translator, list[Translator]]] = {}
         self._outbox: dict[int, asyncio.Task[None]] = {}
+        self._group_dirty: set[int] = set()
+        self._seat_dirty: set[tuple[int, int]] = set()
+        self._seat_waiting: set[tuple[int, int]] = set()
 
     # --- the Presenter protocol ------------------------------------------------------------
 
@@ -90,7 +93,8 @@ class TelegramPresenter:
             self._schedule_group(runner)
         for seat in range(len(runner.seats)):
             if runner.human(seat):
-                self._schedule_seat(runner, seat, immediate=runner.waiting_on(seat) or runner.game.over)
+                acted = any(e.seat == seat for e in events)  # a player sees their own move at once
+                self._schedule_seat(runner, seat, immediate=runner.waiting_on(seat) or acted or runner.game.over)
 
     async def prompt(self, runner: TableRunner, seat: int) -> None:
         self._schedule_seat(runner, seat, immediate=True)
@@ -137,17 +141,23 @@ class TelegramPresenter:
         return await self._send_group_photo(runner, image, views.group_caption(runner, texts))
 
     def _schedule_group(self, runner: TableRunner) -> None:
+        self._group_dirty.add(runner.table_id)
         task = self._group_due.get(runner.table_id)
         if task is not None and not task.done():
-            return
+            return  # the running edit loop picks the change up
         wait = self.group_interval - (time.monotonic() - self._group_sent.get(runner.table_id, 0.0))
         self._group_due[runner.table_id] = asyncio.get_running_loop().create_task(
-            self._edit_table_later(runner, max(0.0, wait))
+            self._group_loop(runner, max(0.0, wait))
         )
 
-    async def _edit_table_later(self, runner: TableRunner, wait: float) -> None:
+    async def _group_loop(self, runner: TableRunner, wait: float) -> None:
+        """Edit the table message until it shows the latest state, one edit per interval."""
         await asyncio.sleep(wait)
-        await self._edit_table(runner)
+        while runner.table_id in self._group_dirty:
+            self._group_dirty.discard(runner.table_id)
+            await self._edit_table(runner)
+            if runner.table_id in self._group_dirty:
+                await asyncio.sleep(self.group_interval)
 
     async def _edit_table(self, runner: TableRunner) -> None:
         texts = self.group_texts(runner)
@@ -204,18 +214,27 @@ class TelegramPresenter:
 
     def _schedule_seat(self, runner: TableRunner, seat: int, immediate: bool) -> None:
         key = (runner.table_id, seat)
+        self._seat_dirty.add(key)
         task = self._seat_due.get(key)
         if task is not None and not task.done():
-            if not immediate:
-                return
-            task.cancel()
+            if not (immediate and key in self._seat_waiting):
+                return  # the running update loop picks the change up
+            task.cancel()  # still waiting out the delay: show the decision now instead
         delay = 0.0 if immediate else self.dm_interval
-        self._seat_due[key] = asyncio.get_running_loop().create_task(self._update_seat_later(runner, seat, delay))
+        self._seat_due[key] = asyncio.get_running_loop().create_task(self._seat_loop(runner, seat, delay))
 
-    async def _update_seat_later(self, runner: TableRunner, seat: int, delay: float) -> None:
+    async def _seat_loop(self, runner: TableRunner, seat: int, delay: float) -> None:
+        """Update a player's DM until it shows the latest state (changes coalesce meanwhile)."""
+        key = (runner.table_id, seat)
         if delay:
-            await asyncio.sleep(delay)
-        await self._update_seat(runner, seat)
+            self._seat_waiting.add(key)
+            try:
+                await asyncio.sleep(delay)
+            finally:
+                self._seat_waiting.discard(key)
+        while key in self._seat_dirty:
+            self._seat_dirty.discard(key)
+            await self._update_seat(runner, seat)
 
     async def _seat_picture(self, runner: TableRunner, seat: int) -> tuple[bytes, str, InlineKeyboardMarkup | None]:
         texts = self.seat_texts(runner, seat)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 
-from fake_telegram import FakeChat, FakeTelegram, FakeUser
+from fake_telegram import SEND_METHODS, FakeChat, FakeTelegram, FakeUser
 from harness import BotFactory
 from table_players import HumanPlayer, game_buttons, hand_message, play_until_over
 
@@ -170,3 +170,57 @@ async def test_two_timeouts_hand_the_seat_to_the_computer_until_im_back(
     back = await alice.press(dm, "I'm back")
     assert await back.answer() is None
     await asyncio.sleep(0)
+
+
+async def test_four_people_play_a_hand(telegram: FakeTelegram, start_bot: BotFactory) -> None:
+    app = await start_bot(**FAST)
+    people = [telegram.user(name) for name in ("Alice", "Bob", "Carol", "Dave")]
+    group = telegram.group("Friends", members=people, admins=people[:1])
+    await people[0].start()
+    lobby = await open_lobby(telegram, people[0], group)
+    await sit(telegram, lobby, *people[1:])
+    await telegram.wait_for(lambda: "Dave" in lobby.text, what="a full lobby")
+    await (await people[0].press(lobby, "Start")).answer()
+    card = await play_until_over(telegram, group, [HumanPlayer(telegram, p) for p in people], timeout=90)
+    assert card.photo is not None
+    storage = services(app).storage
+    hand = (await storage.table_hands((await storage.open_tables(group.id))[0].id))[0]
+    players = [await storage.get_player(p) for p in hand.seats]
+    assert all(p.user_id for p in players)  # no computer seat
+    assert await storage.verify() == []
+
+
+async def test_flood_control_and_server_errors_lose_nothing(telegram: FakeTelegram, start_bot: BotFactory) -> None:
+    telegram.group_limit_per_minute = 20
+    app = await start_bot(**FAST)
+    alice = telegram.user("Alice")
+    group = telegram.group("Friends", members=[alice], admins=[alice])
+    await alice.start()
+    lobby = await open_lobby(telegram, alice, group)
+    telegram.fail_next("sendPhoto", 1, status=429, retry_after=1)
+    telegram.fail_next("editMessageMedia", 2, status=502)
+    await (await alice.press(lobby, "Start")).answer()
+    card = await play_until_over(telegram, group, [HumanPlayer(telegram, alice)])
+    assert card.photo is not None
+    assert [c.status for c in telegram.calls_of("sendPhoto")][:1] == [429]
+    edits = {"editMessageMedia", "editMessageText", "editMessageCaption", "editMessageReplyMarkup"}
+    assert telegram.max_sends_per_minute(group, methods=SEND_METHODS | edits) <= 20
+    assert await services(app).storage.verify() == []
+
+
+async def test_a_player_who_blocks_the_bot_is_played_by_the_computer(
+    telegram: FakeTelegram, start_bot: BotFactory
+) -> None:
+    await start_bot(**FAST)
+    alice, bob = telegram.user("Alice"), telegram.user("Bob")
+    group = telegram.group("Friends", members=[alice, bob], admins=[alice])
+    await alice.start()
+    lobby = await open_lobby(telegram, alice, group)
+    await sit(telegram, lobby, bob)
+    await telegram.wait_for(lambda: "Bob" in lobby.text, what="Bob in the lobby")
+    bob.block()
+    await (await alice.press(lobby, "Start")).answer()
+    notice = await telegram.wait_for_bot_message(group, lambda m: "private message" in (m.text or ""), timeout=10)
+    assert "Bob" in notice.text
+    card = await play_until_over(telegram, group, [HumanPlayer(telegram, alice)])
+    assert card.photo is not None
