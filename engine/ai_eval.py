@@ -26,13 +26,12 @@ from engine.tiles import Meld, Tile, tiles_of
 
 SUIT_SLICES = (slice(0, 9), slice(9, 18), slice(18, 27))
 
-# Discards offer extra chances beyond one's own draws: a win (the last step) or a pung.
-WIN_CLAIM_FACTOR = 1.6
-STEP_CLAIM_FACTOR = 1.2
-# Outs a hand typically has at a later step: ready (last step) and earlier steps. The outs
-# of the first step are known exactly; those of later ones are not, and are rarely more.
-LATER_OUTS_READY = 6
-LATER_OUTS_EARLIER = 16
+# Outs a hand typically has at a later step: ready (the last step) and earlier steps. The
+# outs of the first step are known exactly; those of later ones are not, and are rarely more.
+# Measured in the arena: pessimistic guesses (and counting one's own draws only, not the
+# discards one might claim) choose better than optimistic ones.
+LATER_OUTS_READY = 4
+LATER_OUTS_EARLIER = 12
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,8 +74,7 @@ def _completion(steps: int, outs: int, total: int, draws: int) -> float:
     for i in range(steps):
         remaining_after = steps - i - 1
         step_outs = outs if i == 0 else min(outs, LATER_OUTS_EARLIER if remaining_after else LATER_OUTS_READY)
-        factor = STEP_CLAIM_FACTOR if remaining_after else WIN_CLAIM_FACTOR
-        rates.append(min(0.95, step_outs * factor / total))
+        rates.append(min(0.95, step_outs / total))
     return _advance(tuple(rates), draws)
 
 
