@@ -160,6 +160,20 @@ def final_hand(text: str, seat: int) -> FinalHand:
     return FinalHand(seat, hand.concealed, hand.melds, None, True)
 
 
+FLOWER_PIG = "flower_pig"
+NOT_READY = "not_ready"
+# Stand-ins for players who declare their position instead of showing their tiles: any hand
+# with three suits is a 花猪, and this two-suit hand has no winning tile (3 from ready), so
+# ``engine.settlement.wall_end`` classifies them exactly as declared.
+_STAND_INS = {FLOWER_PIG: "1479m1479p258s25s", NOT_READY: "1479m1479p258m25p"}
+
+
+def declared_hand(seat: int, declared: str) -> FinalHand:
+    """The empty-wall position of a player who says "three suits" or "not ready"."""
+    hand = parse_hand(_STAND_INS[declared])
+    return FinalHand(seat, hand.concealed, (), None, True)
+
+
 # --- transfers of each kind of record ---------------------------------------------------------
 
 

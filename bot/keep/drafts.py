@@ -43,6 +43,7 @@ class Draft:
     konger: int | None = None
     kong_kind: KongKind | None = None
     hands: dict[int, FinalHand] = field(default_factory=dict)
+    declared: dict[int, str] = field(default_factory=dict)  # seat -> flower_pig / not_ready, no tiles shown
     error: str = ""
 
     @property

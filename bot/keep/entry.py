@@ -16,9 +16,9 @@ from bot.feature import Context
 from bot.i18n import N_, Translator
 from bot.keep import book
 from bot.keep.drafts import DISCARD_FLAGS, SELF_DRAW_FLAGS, Draft, keeper
-from bot.keep.panel import MAX_ROOTS, PATTERNS, PRESS, View, edit_message, load_view, refresh
+from bot.keep.panel import MAX_ROOTS, PATTERNS, PRESS, View, edit_message, load_view, refresh, wall_seat
 from bot.services import services, texts_for
-from engine.settlement import KongKind
+from engine.settlement import FinalHand, KongKind
 from engine.tiles import HandError
 from rendering import TallyEntry, encode_png, render_tally_chart
 from storage.models import SessionStatus
@@ -146,6 +146,11 @@ async def apply_press(context: Context, view: View, draft: Draft | None, code: s
             draft.step = "kong_discarder"
             return None
         return await save_kong(context, view, draft, texts)
+    elif code in ("wp", "wn") and draft.step == "wall_hand":
+        seat = wall_seat(view, draft)
+        declared = book.FLOWER_PIG if code == "wp" else book.NOT_READY
+        draft.declared[seat] = declared
+        return await wall_position(context, view, draft, book.declared_hand(seat, declared), texts)
     elif code == "kd" and draft.step == "kong_discarder":
         seat = _seat(arg, [s for s in still_in if s != draft.konger])
         if seat is None:
@@ -202,10 +207,21 @@ async def save_kong(context: Context, view: View, draft: Draft, texts: Translato
     return texts.t("Saved.")
 
 
+async def wall_position(context: Context, view: View, draft: Draft, hand: FinalHand,
+                        texts: Translator) -> str | None:
+    """One player's position at the empty wall is known; ask for the next or settle."""
+    draft.hands[hand.seat] = hand
+    if any(s not in draft.hands for s in view.state.still_in(view.rules)):
+        return None
+    await save_wall(context, view, draft)
+    return texts.t("Saved.")
+
+
 async def save_wall(context: Context, view: View, draft: Draft) -> None:
     end = book.wall_transfers(view.state, list(draft.hands.values()), view.rules)
+    statuses = [{**s.to_dict(), "declared": draft.declared.get(s.seat)} for s in end.statuses]
     record = {"kind": book.WALL, "hand": view.state.number, "names": view.names,
-              "statuses": [s.to_dict() for s in end.statuses], "transfers": [t.to_dict() for t in end.transfers]}
+              "statuses": statuses, "transfers": [t.to_dict() for t in end.transfers]}
     await services(context).storage.add_record(view.session.id, record, end.transfers)
     keeper(context).drafts.pop(view.session.id, None)
 
@@ -283,10 +299,7 @@ async def hand_reply(update: Update, context: Context) -> None:
                 scored = book.typed_score(text, draft.situations, view.rules)
                 await valued(context, view, draft, scored, scored.to_dict(), texts)
             else:
-                seat = next(s for s in view.state.still_in(view.rules) if s not in draft.hands)
-                draft.hands[seat] = book.final_hand(text, seat)
-                if all(s in draft.hands for s in view.state.still_in(view.rules)):
-                    await save_wall(context, view, draft)
+                await wall_position(context, view, draft, book.final_hand(text, wall_seat(view, draft)), texts)
         except HandError as error:  # shown on the panel, under the question it answers
             draft.error = hand_error_text(error, texts)
         await refresh(context, message.reply_to_message, session_id, texts)

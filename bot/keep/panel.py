@@ -109,9 +109,14 @@ def draft_prompt(view: View, draft: Draft, texts: Translator) -> str:
         return texts.t("Which kong did {name} make?", name=names[draft.konger or 0])
     if draft.step == "kong_discarder":
         return texts.t("Whose discard did {name} kong?", name=names[draft.konger or 0])
-    seat = next(s for s in view.state.still_in(view.rules) if s not in draft.hands)
     return texts.t("Wall empty. Reply to this message with {name}'s tiles (13, melds in [], concealed kongs "
-                   "in ()).", name=names[seat])
+                   "in ()), or say below if they hold three suits or are not ready.",
+                   name=names[wall_seat(view, draft)])
+
+
+def wall_seat(view: View, draft: Draft) -> int:
+    """At an empty wall, the next player still in whose position is not known yet."""
+    return next(s for s in view.state.still_in(view.rules) if s not in draft.hands)
 
 
 def _button(text: str, session_id: int, code: str, arg: object = None) -> InlineKeyboardButton:
@@ -150,6 +155,10 @@ def panel_keyboard(view: View, draft: Draft | None, texts: Translator) -> Inline
         rows = [[_button(str(n), sid, "r", n) for n in range(MAX_ROOTS + 1)]]
     elif draft.step == "kong_kind":
         rows = [[_button(texts.t(KONG_KINDS[k.value]), sid, "kt", k.value[0]) for k in KongKind]]
+    elif draft.step == "wall_hand":
+        name = view.names[wall_seat(view, draft)]
+        rows = [[_button(texts.t("{name}: three suits (花猪)", name=name), sid, "wp"),
+                 _button(texts.t("{name}: not ready", name=name), sid, "wn")]]
     rows.append([_button(texts.t("Cancel"), sid, "x")])
     return InlineKeyboardMarkup(rows)
 

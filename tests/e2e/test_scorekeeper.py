@@ -173,6 +173,15 @@ async def test_players_by_reply_by_name_and_clear_answers_to_bad_names(
     assert totals(panel) == {"Bob": -2, "Alice": -2, "Carol": 5, "Dave": -1}
     assert "Dave ✓" in panel.text and "Carol → Dave 1 (win on a discard)" in panel.text
 
+    # Empty wall with positions declared instead of tiles: Bob not ready, Alice three suits, Carol ready.
+    for text in ("Wall empty", "Bob: not ready", "Alice: three suits"):
+        await tap(telegram, alice, panel, text)
+    assert "Carol's tiles" in panel.text
+    await reply(telegram, alice, group, panel, "(2222m) 456m789m234p6p")  # ready: 平胡 + a root; keeps her kong money
+    assert "Alice → Bob 16" in panel.text and "Alice → Carol 16" in panel.text
+    assert "Bob → Carol 2 (not ready)" in panel.text and "refunded" not in panel.text
+    assert totals(panel) == {"Bob": 12, "Alice": -34, "Carol": 23, "Dave": -1}
+
 
 # --- the bookkeeping underneath, without Telegram ------------------------------------------------
 
@@ -224,3 +233,18 @@ def test_the_hand_state_follows_the_mode_and_ignores_undone_records() -> None:
     assert book.hand_state([kong, win(1, 2)], first) == book.HandState(number=2)
     passed = Rec(1, {**win(1, 2).record, "call_transfer_from": 1})
     assert book.hand_state([kong, passed], battle).kongs == []  # 呼叫转移: the konger no longer holds it
+
+
+def test_a_declared_position_settles_like_tiles_showing_it_and_a_konger_not_ready_refunds() -> None:
+    rules = RuleSet()
+    kong = Rec(0, {"kind": "kong", "konger": 0, "type": "added", "discarder": None,
+                   "transfers": [{"payer": p, "payee": 0, "amount": 1, "reason": "kong_added"} for p in (1, 2, 3)]})
+    state = book.hand_state([kong, win(1, 3)], rules)
+    hands = [book.declared_hand(0, book.NOT_READY), book.final_hand("123m456m789m234p6p", 1),
+             book.declared_hand(2, book.FLOWER_PIG)]
+    end = book.wall_transfers(state, hands, rules)
+    assert [(s.seat, s.flower_pig, s.ready) for s in end.statuses] == [(0, False, False), (1, False, True),
+                                                                      (2, True, False)]
+    paid = {(t.payer, t.payee, t.reason.value): t.amount for t in end.transfers}
+    assert paid == {(2, 0, "flower_pig"): 16, (2, 1, "flower_pig"): 16, (0, 1, "not_ready"): 1,
+                    (0, 1, "tax_refund"): 1, (0, 2, "tax_refund"): 1, (0, 3, "tax_refund"): 1}
