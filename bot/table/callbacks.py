@@ -22,7 +22,8 @@ from engine.tiles import Suit, Tile, parse_tile, tile_name
 MAX_CALLBACK_BYTES = 64
 GAME_PATTERN = re.compile(r"^gm:(\d{1,12}):(\d{1,6}):([a-z0-9]{1,8})$")
 LOBBY_PATTERN = re.compile(r"^lb:(\d{1,12}):([a-z]{1,8})$")
-LOBBY_VERBS = ("join", "leave", "cpu", "start", "cancel", "next", "end")
+LOBBY_VERBS = ("join", "leave", "cpu", "start", "cancel")
+AFTER_HAND_PATTERN = re.compile(r"^ah:(\d{1,12}):(\d{1,12}):(next|end)$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +47,16 @@ def lobby_data(table_id: int, verb: str) -> str:
     if verb not in LOBBY_VERBS:
         raise ValueError(f"unknown lobby verb {verb!r}")
     return _checked(f"lb:{table_id}:{verb}")
+
+
+def after_hand_data(table_id: int, hand_id: int, verb: str) -> str:
+    """Next hand / End under a settlement card: they name the hand, so an old card's are stale."""
+    return _checked(f"ah:{table_id}:{hand_id}:{verb}")
+
+
+def parse_after_hand(data: str) -> tuple[int, int, str] | None:
+    match = AFTER_HAND_PATTERN.match(data)
+    return (int(match[1]), int(match[2]), match[3]) if match else None
 
 
 def parse_game(data: str) -> GamePress | None:

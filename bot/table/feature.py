@@ -24,6 +24,7 @@ from bot.table.presenter import TelegramPresenter
 from bot.table.runner import Limits, Refusal
 from bot.table.tables import JobQueueScheduler, Tables
 from engine.rules import RuleSet
+from storage import NotFound
 from storage.models import HandStatus, Player, Table, TableStatus
 
 log = logging.getLogger(__name__)
@@ -210,11 +211,8 @@ async def _lobby_press(update: Update, context: Context) -> None:
     storage = services(context).storage
     try:
         table = await storage.get_table(table_id)
-    except Exception:
+    except NotFound:
         await query.answer(texts.t("That button is out of date."))
-        return
-    if verb in ("next", "end"):
-        await after_hand(update, context, table, verb, texts)
         return
     if table.status is not TableStatus.LOBBY:
         await query.answer(texts.t("The game has already started."))
@@ -273,12 +271,33 @@ async def start_table(update: Update, context: Context, table: Table, texts: Tra
     await tables(context).start_hand(table)
 
 
-async def after_hand(update: Update, context: Context, table: Table, verb: str, texts: Translator) -> None:
+async def after_hand_press(update: Update, context: Context) -> None:
+    """Next hand / End under a settlement card."""
+    query, chat = update.callback_query, update.effective_chat
+    if query is None or chat is None or query.data is None:
+        return
+    texts = await texts_for(update, context)
+    parsed = callbacks.parse_after_hand(query.data)
+    if parsed is None:
+        await query.answer(texts.t("That button is out of date."))
+        return
+    async with tables(context).chat_lock(chat.id):
+        await after_hand(update, context, *parsed, texts)
+
+
+async def after_hand(update: Update, context: Context, table_id: int, hand_id: int, verb: str,
+                     texts: Translator) -> None:
     query, user = update.callback_query, update.effective_user
     assert query is not None and user is not None
     storage = services(context).storage
+    try:
+        table = await storage.get_table(table_id)
+    except NotFound:
+        await query.answer(texts.t("That button is out of date."))
+        return
     hands = await storage.table_hands(table.id)
-    if table.status is not TableStatus.PLAYING or not hands or hands[-1].status is HandStatus.PLAYING:
+    if (table.status is not TableStatus.PLAYING or not hands or hands[-1].id != hand_id
+            or hands[-1].status is HandStatus.PLAYING):
         await query.answer(texts.t("That button is out of date."))
         return
     players = [await storage.get_player(p) for p in hands[-1].seats]
@@ -314,7 +333,7 @@ async def start_join(update: Update, context: Context, argument: str) -> None:
     storage = services(context).storage
     try:
         table = await storage.get_table(int(argument))
-    except Exception:
+    except (NotFound, ValueError):
         await message.reply_text(texts.t("That table no longer exists."))
         return
     seated, problem = await seat_user(context, table, user.id, user.full_name)
@@ -356,6 +375,7 @@ FEATURE = Feature(
         CommandHandler(["newgame", "new"], new_game),
         CommandHandler("cancel", cancel, filters=f.ChatType.GROUPS),
         CallbackQueryHandler(lobby_press, pattern=callbacks.LOBBY_PATTERN),
+        CallbackQueryHandler(after_hand_press, pattern=callbacks.AFTER_HAND_PATTERN),
         CallbackQueryHandler(game_press, pattern=callbacks.GAME_PATTERN),
     ],
     commands=(

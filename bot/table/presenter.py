@@ -190,8 +190,10 @@ class TelegramPresenter:
         await self._edit_table_message(runner, table, caption)
         texts = self.group_texts(runner)
         markup = InlineKeyboardMarkup([[
-            InlineKeyboardButton(texts.t("Next hand"), callback_data=callbacks.lobby_data(runner.table_id, "next")),
-            InlineKeyboardButton(texts.t("End"), callback_data=callbacks.lobby_data(runner.table_id, "end")),
+            InlineKeyboardButton(texts.t("Next hand"),
+                                 callback_data=callbacks.after_hand_data(runner.table_id, runner.hand.id, "next")),
+            InlineKeyboardButton(texts.t("End"),
+                                 callback_data=callbacks.after_hand_data(runner.table_id, runner.hand.id, "end")),
         ]])
         image = await _png(render_result_card, final)
         await self._send_group_photo(runner, image, views.end_line(runner.game.end, texts), markup)

@@ -224,3 +224,33 @@ async def test_a_player_who_blocks_the_bot_is_played_by_the_computer(
     assert "Bob" in notice.text
     card = await play_until_over(telegram, group, [HumanPlayer(telegram, alice)])
     assert card.photo is not None
+
+
+async def test_next_hand_rotates_the_dealer_and_end_sums_up_the_session(
+    telegram: FakeTelegram, start_bot: BotFactory
+) -> None:
+    app = await start_bot(**FAST)
+    alice = telegram.user("Alice")
+    group = telegram.group("Friends", members=[alice], admins=[alice])
+    await alice.start()
+    lobby = await open_lobby(telegram, alice, group)
+    await (await alice.press(lobby, "Start")).answer()
+    player = HumanPlayer(telegram, alice)
+    first = await play_until_over(telegram, group, [player])
+    old_end = first.button("End").callback_data
+    await (await alice.press(first, "Next hand")).answer()
+    storage = services(app).storage
+    table = (await storage.open_tables(group.id))[0]
+    await telegram.wait_for_bot_message(group, lambda m: m.message_id > first.message_id and m.photo_file_id
+                                        is not None, timeout=10)
+    hands = await storage.table_hands(table.id)
+    assert len(hands) == 2 and hands[1].dealer == hands[0].result["next_dealer"]
+    second = await play_until_over(telegram, group, [player])
+    assert second.message_id > first.message_id
+    stale = await alice.press(first, data=old_end, check=False)  # the first hand's buttons are gone
+    assert await stale.answer() == "That button is out of date."
+    await (await alice.press(second, "End")).answer()
+    summary = await telegram.wait_for_bot_message(group, lambda m: "is over after 2 hands" in (m.text or ""))
+    totals = [await storage.get_player(p) for p in hands[0].seats]
+    assert all(p.name in summary.text for p in totals)
+    assert (await storage.get_table(table.id)).status == "finished"
