@@ -57,12 +57,13 @@ async def panel_press(update: Update, context: Context) -> None:
             await query.answer(texts.t("Only the players of this session can record."), show_alert=True)
             return
         draft = found.drafts.get(session_id)
+        if code == "ey" and draft is not None and draft.step == "confirm_end":
+            await query.answer()
+            await finish(context, query.message, view, texts)
+            return
         answer = await apply_press(context, view, draft, code, arg, texts)
         await query.answer(answer)
-        if code == "e" and draft is None:
-            await finish(context, query.message, view, texts)
-        else:
-            await refresh(context, query.message, session_id, texts)
+        await refresh(context, query.message, session_id, texts)
 
 
 def _seat(arg: str | None, allowed: list[int]) -> int | None:
@@ -91,7 +92,7 @@ async def apply_press(context: Context, view: View, draft: Draft | None, code: s
             undone = await services(context).storage.undo_last_record(sid)
             return texts.t("Undone.") if undone else texts.t("Nothing to undo.")
         elif code == "e":
-            return None
+            drafts[sid] = Draft("end", "confirm_end")
         else:
             return stale
         return None

@@ -109,6 +109,8 @@ def draft_prompt(view: View, draft: Draft, texts: Translator) -> str:
         return texts.t("Which kong did {name} make?", name=names[draft.konger or 0])
     if draft.step == "kong_discarder":
         return texts.t("Whose discard did {name} kong?", name=names[draft.konger or 0])
+    if draft.step == "confirm_end":
+        return texts.t("End this session? Its records stay in the books; a new /keep starts afresh.")
     return texts.t("Wall empty. Reply to this message with {name}'s tiles (13, melds in [], concealed kongs "
                    "in ()), or say below if they hold three suits or are not ready.",
                    name=names[wall_seat(view, draft)])
@@ -155,6 +157,8 @@ def panel_keyboard(view: View, draft: Draft | None, texts: Translator) -> Inline
         rows = [[_button(str(n), sid, "r", n) for n in range(MAX_ROOTS + 1)]]
     elif draft.step == "kong_kind":
         rows = [[_button(texts.t(KONG_KINDS[k.value]), sid, "kt", k.value[0]) for k in KongKind]]
+    elif draft.step == "confirm_end":
+        rows = [[_button(texts.t("End it"), sid, "ey")]]
     elif draft.step == "wall_hand":
         name = view.names[wall_seat(view, draft)]
         rows = [[_button(texts.t("{name}: three suits (花猪)", name=name), sid, "wp"),

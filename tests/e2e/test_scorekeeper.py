@@ -112,6 +112,8 @@ async def test_a_session_with_kongs_a_multiple_win_an_undo_and_an_empty_wall(
     assert totals(panel) == {"Alice": 14, "老王": 6, "Dave": 12, "Bob": -32}
 
     await tap(telegram, alice, panel, "End")
+    assert "End this session?" in panel.text
+    await (await alice.press(panel, "End it")).answer()
     summary = await telegram.wait_for_bot_message(group, lambda m: m.photo is not None)
     assert "is over: 3 records, 1 hand." in summary.caption
     assert "Bob: -32" in summary.caption and "Alice: +14" in summary.caption
