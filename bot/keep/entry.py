@@ -24,7 +24,8 @@ from rendering import TallyEntry, encode_png, render_tally_chart
 from storage.models import SessionStatus
 
 HAND_ERRORS = {
-    "parse": N_("I can't read that hand: {detail}. Write tiles like 123m456p (m 万, p 筒, s 条), melds in []."),
+    "parse": N_("I can't read that hand (at character {position}). Write tiles like 123m456p (m 万, p 筒, s 条), "
+                "melds in []."),
     "tile_count": N_("That hand has {found} tiles; it needs {expected} (a kong counts as three)."),
     "too_many_copies": N_("{tile} appears {count} times; there are only four of each tile."),
     "three_suits": N_("That hand holds all three suits, so it cannot win."),
@@ -260,15 +261,11 @@ class ReplyToPanel(filters.MessageFilter):
 
 
 def hand_error_text(error: HandError, texts: Translator) -> str:
-    params = dict(error.params)
-    if error.code == "parse":
-        return texts.t(HAND_ERRORS["parse"], detail=error.message)
-    if error.code in HAND_ERRORS:
-        try:
-            return texts.t(HAND_ERRORS[error.code], **params)
-        except KeyError:
-            pass
-    return error.message
+    """The engine's reason in the chat's language (its params fill the fields; else a plain hint)."""
+    try:
+        return texts.t(HAND_ERRORS[error.code], **error.params)
+    except KeyError:
+        return texts.t("I can't read that hand. Write tiles like 123m456p (m 万, p 筒, s 条), melds in [].")
 
 
 async def hand_reply(update: Update, context: Context) -> None:
@@ -288,7 +285,8 @@ async def hand_reply(update: Update, context: Context) -> None:
     async with found.lock(session_id):
         view = await load_view(context, session_id)
         draft = found.drafts.get(session_id)
-        if view.session.status is not SessionStatus.OPEN or draft is None or draft.step not in ("value", "wall_hand"):
+        asked = draft is not None and draft.step in ("value", "wall_hand")
+        if view.session.chat_id != message.chat.id or view.session.status is not SessionStatus.OPEN or not asked:
             await message.reply_text(texts.t("No tiles are asked for right now; use the buttons first."))
             return
         if not may_record(view, user.id, context):

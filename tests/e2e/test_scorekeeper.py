@@ -89,7 +89,7 @@ async def test_a_session_with_kongs_a_multiple_win_an_undo_and_an_empty_wall(
     await tap(telegram, bob, panel, "Next")
     assert "Value of 老王's win" in panel.text
     await reply(telegram, alice, group, panel, "123m345m789m234p66q")  # a typo first
-    assert "can't read" in panel.text
+    assert "can't read that hand (at character 19)" in panel.text
     await reply(telegram, alice, group, panel, "123m345m789m234p66p")  # 平胡 ×2 (杠上炮) = 2
     assert "Value of Dave's win" in panel.text
     await tap(telegram, alice, panel, "full flush")  # 清一色 4 ×2 (杠上炮) = 8, the cap
