@@ -15,6 +15,7 @@ from bot.keep import book
 from bot.keep.drafts import DISCARD_FLAGS, FLAG_CODES, SELF_DRAW_FLAGS, Draft, keeper
 from bot.keep.words import FLAGS, KONG_KINDS, pattern_label, record_words, transfer_lines, value_words
 from bot.messaging import is_not_modified
+from bot.rules_menu import preset_words
 from bot.services import services
 from engine.rules import RuleSet
 from engine.scoring import Pattern
@@ -51,7 +52,9 @@ async def load_view(context: Context | AnyApplication, session_id: int) -> View:
 
 async def panel_text(context: Context | AnyApplication, view: View, draft: Draft | None, texts: Translator) -> str:
     totals = {t.player_id: t.net for t in await services(context).storage.session_totals(view.session.id)}
-    lines = [texts.t("Scorekeeping #{id} — hand {hand}", id=view.session.id, hand=view.state.number)]
+    lines = [texts.t("Scorekeeping #{id} — hand {hand}", id=view.session.id, hand=view.state.number),
+             texts.t("Rules: {preset}, base stake {base} (/rules)",
+                     preset=preset_words(view.rules.preset_name(), texts), base=view.rules.base)]
     for seat, pid in enumerate(view.session.seats):
         mark = " ✓" if seat in view.state.won else ""
         lines.append(f"• {view.names[seat]}{mark}: {totals.get(pid, 0):+d}")
@@ -59,7 +62,9 @@ async def panel_text(context: Context | AnyApplication, view: View, draft: Draft
     if view.records and draft is None:
         newest = view.records[-1]
         if newest.undoes is not None:
-            lines.append(texts.t("Undone: the last record."))
+            target = next((r for r in view.records if r.id == newest.undoes), None)
+            what = record_words(target.record, view.names, texts) if target is not None else ""
+            lines += ["", texts.t("Undone: {what}", what=what)]
         elif last:
             transfers = [Transfer.from_dict(t) for t in last[-1].record.get("transfers", [])]
             lines.append("")

@@ -57,7 +57,7 @@ async def test_a_session_with_kongs_a_multiple_win_an_undo_and_an_empty_wall(
     assert "(3/4)" in lobby.text
     assert await (await bob.press(lobby, "I'm in")).answer() == "You are in."
     panel = await telegram.wait_for_bot_message(group, lambda m: (m.text or "").startswith("Scorekeeping #"))
-    assert "hand 1" in panel.text
+    assert "hand 1" in panel.text and "Rules: Chengdu, base stake 1" in panel.text
     assert totals(panel) == {"Alice": 0, "老王": 0, "Dave": 0, "Bob": 0}
 
     # Someone outside the session cannot record.
@@ -78,6 +78,7 @@ async def test_a_session_with_kongs_a_multiple_win_an_undo_and_an_empty_wall(
     await tap(telegram, alice, panel, "Alice")
     assert totals(panel)["Dave"] == 0 and "Alice → Dave 2" in panel.text
     assert await tap(telegram, alice, panel, "Undo last") == "Undone."
+    assert "Undone: Dave: kong on a discard fed by Alice" in panel.text
     assert totals(panel) == {"Alice": -2, "老王": -2, "Dave": -2, "Bob": 6}
 
     # Bob discards right after his kong into 老王 and Dave (一炮多响, 杠上炮 → 呼叫转移).
