@@ -22,7 +22,7 @@ from telegram.ext import CommandHandler
 
 from bot.feature import AnyApplication, Command, Context, Feature
 from bot.i18n import N_, Translator, supported, translator
-from bot.keep.words import record_words
+from bot.keep.words import record_words, value_words
 from bot.services import services, texts_for
 from rendering import TallyEntry, encode_png, render_tally_chart
 from rendering.chart import MAX_ENTRIES
@@ -174,18 +174,18 @@ async def today_command(update: Update, context: Context) -> None:
 
 
 def history_line(item: HandResult, zone: ZoneInfo, texts: Translator) -> str:
+    """``11-29 20:15  hosted hand #3: Alice (清一色, 1 root: 8×): +16`` — a hand or a record, and its chips."""
     when = item.at.astimezone(zone).strftime("%m-%d %H:%M")
     result = item.result or {}
-    if item.kind == "hand":
-        wins = result.get("wins") or []
-        what = texts.t("hosted hand #{id}", id=item.id) + (
-            texts.tn(", {n} win", ", {n} wins", len(wins)) if wins else texts.t(", no win"))
-    else:
-        names = result.get("names") or []
-        try:
+    names = result.get("names") or []
+    try:
+        if item.kind == "hand":
+            wins = [f"{names[w['seat']]} ({value_words(w['score'], texts)})" for w in result.get("wins") or []]
+            what = texts.t("hosted hand #{id}: {wins}", id=item.id, wins=", ".join(wins) or texts.t("no win"))
+        else:
             what = record_words(result, names, texts)
-        except (IndexError, KeyError, TypeError):
-            what = texts.t("scorekept record #{id}", id=item.id)
+    except (IndexError, KeyError, TypeError):  # an older result without names: say what it was
+        what = texts.t("hand #{id}", id=item.id)
     return f"{when}  {what}: {signed(item.net)}"
 
 
