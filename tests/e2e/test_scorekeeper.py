@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import pytest
 from fake_telegram import ChatMessage, FakeTelegram, FakeUser
-from harness import BotFactory
+from harness import BotFactory, clean_environment
 
 from bot.keep import book
 from bot.ratelimit import TelegramRateLimiter
@@ -184,6 +184,27 @@ async def test_players_by_reply_by_name_and_clear_answers_to_bad_names(
     assert "Alice → Bob 16" in panel.text and "Alice → Carol 16" in panel.text
     assert "Bob → Carol 2 (not ready)" in panel.text and "refunded" not in panel.text
     assert totals(panel) == {"Bob": 12, "Alice": -34, "Carol": 23, "Dave": -1}
+
+
+async def test_the_plain_word_记账_opens_a_lobby_where_the_bot_reads_the_group(tmp_path, monkeypatch) -> None:
+    for name in clean_environment():
+        monkeypatch.delenv(name)
+    async with FakeTelegram(privacy_mode=False) as telegram:
+        factory = BotFactory(telegram, tmp_path / "xuezhan.db")
+        try:
+            await factory(rate_limiter=quick_limiter(), XUEZHAN_LANG="en")
+            alice = telegram.user("Alice")
+            group = telegram.group("Real tiles", members=[alice], admins=[alice])
+            await alice.send(group, "/lang en")
+            await telegram.wait_for_bot_message(group, lambda m: "Language" in (m.text or ""))
+            await alice.send(group, "记账 我 老王")
+            lobby = await telegram.wait_for_bot_message(group, lambda m: "I'm in" in str(m.buttons))
+            assert "(2/4): Alice, 老王" in lobby.text
+            await alice.send(group, "let's keep score later")  # other words are left alone
+            await telegram.settle()
+            assert telegram.bot_messages(group)[-1] is lobby
+        finally:
+            await factory.close()
 
 
 # --- the bookkeeping underneath, without Telegram ------------------------------------------------
