@@ -74,7 +74,11 @@ def summaries(telegram: FakeTelegram, chat: FakeChat) -> list[ChatMessage]:
 async def test_the_daily_summary_fires_at_each_chats_local_time_and_once_after_a_restart(
     telegram: FakeTelegram, start_bot: BotFactory, monkeypatch
 ) -> None:
-    clock = Clock(datetime.now(UTC))
+    # Each chat's summary instant on the local day the test plays (the ledger keeps real times).
+    real = datetime.now(UTC)
+    shanghai_at = datetime.combine(real.astimezone(SHANGHAI).date(), time(21, 0), SHANGHAI)
+    berlin_at = datetime.combine(real.astimezone(BERLIN).date(), time(23, 59), BERLIN)
+    clock = Clock(min(shanghai_at, berlin_at) - timedelta(minutes=10))  # before either is due
     monkeypatch.setattr(tallies, "now", clock)
     monkeypatch.setattr(tallies, "CHECK_SECONDS", 0.1)
     app = await start_bot(rate_limiter=quick_limiter(), XUEZHAN_LANG="en")
@@ -97,13 +101,8 @@ async def test_the_daily_summary_fires_at_each_chats_local_time_and_once_after_a
         panel = await keep_four(telegram, user, group, "me 老王 Carol Dave")
         await tap(telegram, user, panel, "Kong", "老王", "concealed")
 
-    real = datetime.now(UTC)
-    due = sorted([
-        (datetime.combine(real.astimezone(SHANGHAI).date(), time(21, 0), SHANGHAI), chengdu),
-        (datetime.combine(real.astimezone(BERLIN).date(), time(23, 59), BERLIN), berlin),
-    ], key=lambda pair: pair[0])
-    (first_at, first), (second_at, second) = due
-
+    (first_at, first), (second_at, second) = sorted([(shanghai_at, chengdu), (berlin_at, berlin)],
+                                                    key=lambda pair: pair[0])
     clock.now = first_at - timedelta(minutes=1)
     await asyncio.sleep(0.5)
     assert summaries(telegram, chengdu) == summaries(telegram, berlin) == []
