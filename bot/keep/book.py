@@ -49,7 +49,8 @@ class HandState:
     number: int = 1
     seats: int = 4
     won: list[int] = field(default_factory=list)  # seats in the order they won
-    kongs: list[HeldKong] = field(default_factory=list)
+    kongs: list[HeldKong] = field(default_factory=list)  # kong money still held by its receiver
+    latest: dict[int, HeldKong] = field(default_factory=dict)  # each seat's latest kong this hand
 
     def still_in(self, rules: RuleSet) -> list[int]:
         """Seats still playing: everyone in 血流成河, everyone who has not won otherwise."""
@@ -58,8 +59,9 @@ class HandState:
         return [s for s in range(self.seats) if s not in self.won]
 
     def last_kong(self, konger: int) -> HeldKong | None:
-        mine = [k for k in self.kongs if k.konger == konger]
-        return mine[-1] if mine else None
+        """The seat's latest kong this hand if its money is still held (杠上炮 and 点杠花 refer to it)."""
+        latest = self.latest.get(konger)
+        return latest if latest in self.kongs else None
 
 
 def active_records(records: Sequence[Any]) -> list[tuple[int, dict[str, Any]]]:
@@ -74,8 +76,9 @@ def hand_state(records: Sequence[Any], rules: RuleSet, seats: int = 4) -> HandSt
         kind = record.get("kind")
         if kind == KONG:
             transfers = tuple(Transfer.from_dict(t) for t in record["transfers"])
-            state.kongs.append(HeldKong(seq, record["konger"], KongKind(record["type"]),
-                                        record.get("discarder"), transfers))
+            held = HeldKong(seq, record["konger"], KongKind(record["type"]), record.get("discarder"), transfers)
+            state.kongs.append(held)
+            state.latest[held.konger] = held
         elif kind == WIN:
             passed = record.get("call_transfer_from")
             if passed is not None:  # 呼叫转移: that kong's income is no longer the konger's

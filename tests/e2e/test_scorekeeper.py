@@ -12,6 +12,7 @@ from bot.keep import book
 from bot.ratelimit import TelegramRateLimiter
 from bot.services import services
 from engine.rules import GameMode, RuleSet, SelfDrawBonus
+from engine.scoring import Pattern
 from engine.tiles import Situation
 
 
@@ -256,7 +257,12 @@ def test_the_hand_state_follows_the_mode_and_ignores_undone_records() -> None:
     first = RuleSet(mode=GameMode.FIRST_WIN)
     assert book.hand_state([kong, win(1, 2)], first) == book.HandState(number=2)
     passed = Rec(1, {**win(1, 2).record, "call_transfer_from": 1})
-    assert book.hand_state([kong, passed], battle).kongs == []  # 呼叫转移: the konger no longer holds it
+    after = book.hand_state([kong, passed], battle)
+    assert after.kongs == [] and after.last_kong(1) is None  # 呼叫转移: the konger no longer holds it
+    transfers, passed_from = book.discard_win_transfers(after, 1, [(0, book.picked_value(
+        Pattern.PLAIN, 0, frozenset({Situation.AFTER_KONG_DISCARD}), battle))],
+        frozenset({Situation.AFTER_KONG_DISCARD}), battle)
+    assert passed_from is None and [t.amount for t in transfers] == [2]  # nothing left to pass on twice
 
 
 def test_a_declared_position_settles_like_tiles_showing_it_and_a_konger_not_ready_refunds() -> None:
