@@ -127,9 +127,11 @@ async def lobby_press(update: Update, context: Context) -> None:
     if any(n.lower() == name.lower() for n, _ in lobby.entries):
         name = user.full_name if user.full_name.lower() != name.lower() else f"{name} ({user.id})"
     lobby.entries.append((name[:MAX_NAME], user.id))
-    await query.answer(texts.t("You are in."))
-    if len(lobby.entries) == SEATS:
+    full = len(lobby.entries) == SEATS
+    if full:  # before any await: a press arriving meanwhile finds the lobby closed
         found.lobbies.pop(lobby_id, None)
+    await query.answer(texts.t("You are in."))
+    if full:
         await edit_message(query.message, lobby_text(lobby, texts), None)
         await start_session(context, lobby, texts)
     else:
