@@ -59,15 +59,20 @@ class Draft:
 
 @dataclass
 class Keeper:
-    """In-memory parts of scorekeeping: open lobbies, drafts, one lock per session."""
+    """In-memory parts of scorekeeping: open lobbies, drafts, a lock per session and per group."""
 
     lobbies: dict[int, Lobby] = field(default_factory=dict)
     drafts: dict[int, Draft] = field(default_factory=dict)
     locks: dict[int, asyncio.Lock] = field(default_factory=dict)
+    chat_locks: dict[int, asyncio.Lock] = field(default_factory=dict)
     next_lobby: int = 1
 
     def lock(self, session_id: int) -> asyncio.Lock:
         return self.locks.setdefault(session_id, asyncio.Lock())
+
+    def chat_lock(self, chat_id: int) -> asyncio.Lock:
+        """Held while a session is opened, so that a group never gets two at once."""
+        return self.chat_locks.setdefault(chat_id, asyncio.Lock())
 
 
 def keeper(context: Context | AnyApplication) -> Keeper:

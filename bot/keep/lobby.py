@@ -139,12 +139,19 @@ async def lobby_press(update: Update, context: Context) -> None:
 
 
 async def start_session(context: Context, lobby: Lobby, texts: Translator) -> None:
+    """Seat the lobby's four players in a new session, unless one opened meanwhile (then show that)."""
     storage = services(context).storage
-    players = []
-    for name, user_id in lobby.entries:
-        if user_id is None:
-            players.append(await storage.named_player(lobby.chat_id, name, PlayerKind.GUEST))
-        else:
-            players.append(await storage.player_for_user(lobby.chat_id, user_id, name))
-    session = await storage.start_session(lobby.chat_id, [p.id for p in players], lobby.creator_id)
+    async with keeper(context).chat_lock(lobby.chat_id):
+        open_now = await storage.open_sessions(lobby.chat_id)
+        if open_now:
+            await context.bot.send_message(lobby.chat_id, texts.t("A scorekeeping session is already open here."))
+            await send_panel(context, open_now[-1], texts)
+            return
+        players = []
+        for name, user_id in lobby.entries:
+            if user_id is None:
+                players.append(await storage.named_player(lobby.chat_id, name, PlayerKind.GUEST))
+            else:
+                players.append(await storage.player_for_user(lobby.chat_id, user_id, name))
+        session = await storage.start_session(lobby.chat_id, [p.id for p in players], lobby.creator_id)
     await send_panel(context, session, texts)
