@@ -41,8 +41,10 @@ def mentioned_users(message: Message) -> tuple[list[tuple[str, int | None]], lis
     text = message.text or ""
     users: list[tuple[str, int | None]] = []
     replied = message.reply_to_message
-    if replied is not None and replied.from_user is not None and not replied.from_user.is_bot:
-        users.append((replied.from_user.first_name[:MAX_NAME], replied.from_user.id))
+    author = replied.from_user if replied is not None else None
+    sender = message.from_user.id if message.from_user is not None else None
+    if author is not None and not author.is_bot and author.id != sender:  # replying to oneself names nobody
+        users.append((author.first_name[:MAX_NAME], author.id))
     spans = message.parse_entities([MessageEntity.TEXT_MENTION])
     for entity in sorted(spans, key=lambda e: e.offset):
         if entity.user is not None:
