@@ -71,8 +71,19 @@ def record_words(record: dict[str, Any], names: Sequence[str], texts: Translator
                            discarder=names[record["discarder"]])
         return texts.t("{konger}: {kind}", konger=names[record["konger"]], kind=what)
     if kind == "wall":
-        return texts.t("Wall empty: checks for three suits, readiness and kong refunds")
+        return texts.t("Wall empty: {who}", who=", ".join(position_words(s, names, texts)
+                                                         for s in record.get("statuses", [])))
     return texts.t("Undo")
+
+
+def position_words(status: dict[str, Any], names: Sequence[str], texts: Translator) -> str:
+    """One player's position at an empty wall: three suits, not ready, or ready and worth how much."""
+    name = names[status["seat"]]
+    if status.get("flower_pig"):
+        return texts.t("{name} three suits", name=name)
+    if not status.get("ready"):
+        return texts.t("{name} not ready", name=name)
+    return texts.t("{name} ready ({value}×)", name=name, value=status.get("value"))
 
 
 def pattern_label(pattern: Pattern, texts: Translator) -> str:

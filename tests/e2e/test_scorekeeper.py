@@ -108,6 +108,7 @@ async def test_a_session_with_kongs_a_multiple_win_an_undo_and_an_empty_wall(
     assert "Bob's tiles" in panel.text
     await reply(telegram, bob, group, panel, "(5555s) 123m 456p 789s 1m")
     # The pig pays 16 to Alice; Bob's kong money was passed on, so there is nothing to refund.
+    assert "Last: Wall empty: Alice ready (1×), Bob three suits" in panel.text
     assert "Bob → Alice 16 (three suits penalty)" in panel.text
     assert "refunded" not in panel.text
     assert "hand 2" in panel.text
