@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 
 from engine.actions import Action
-from engine.tiles import Suit, Tile, parse_tile, tile_name
+from engine.tiles import tile_name
 
 MAX_CALLBACK_BYTES = 64
 GAME_PATTERN = re.compile(r"^gm:(\d{1,12}):(\d{1,6}):([a-z0-9]{1,8})$")
@@ -103,15 +103,3 @@ def parse_toggle(code: str) -> int | None:
 
 def code_matches(code: str, action: Action) -> bool:
     return action.type.value != "swap" and action_code(action) == code
-
-
-def tile_of_code(code: str) -> Tile | None:
-    """The tile a play code names, if any (for messages about a refused press)."""
-    try:
-        return parse_tile(code[1:]) if len(code) == 3 else None
-    except ValueError:
-        return None
-
-
-def void_code(suit: Suit) -> str:
-    return "v" + suit.letter

@@ -22,7 +22,7 @@ from typing import Any, Protocol
 from bot.table import callbacks
 from engine.actions import SEATS, Action, ActionType, GameError
 from engine.ai import Player, make_player
-from engine.events import Event, EventType
+from engine.events import Event
 from engine.game import Game, Phase
 from engine.rules import RuleSet
 from storage import Storage
@@ -148,9 +148,6 @@ class TableRunner:
     def decision_seconds(self, seat: int) -> float:
         claim = any(a.type is ActionType.PASS for a in self.state[seat].legal)
         return self.limits.claim_seconds if claim else self.limits.discard_seconds
-
-    def swap_selection(self, seat: int) -> list[int]:
-        return list(self.state[seat].swap_pick)
 
     # --- life cycle --------------------------------------------------------------------
 
@@ -339,6 +336,3 @@ class TableRunner:
                 except GameError:
                     log.exception("table %s: computer player chose an illegal action", self.table_id)
                     return
-
-    def events_of(self, kind: EventType) -> list[Event]:
-        return [e for e in self.last_events if e.type is kind]

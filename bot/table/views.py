@@ -164,7 +164,7 @@ def win_headline(win: Win, names: Sequence[str], texts: Translator) -> str:
     )
 
 
-def recent_lines(game: Game, events: Sequence[Event], names: Sequence[str], texts: Translator) -> list[str]:
+def recent_lines(events: Sequence[Event], names: Sequence[str], texts: Translator) -> list[str]:
     lines = [line for e in events if (line := narrate(e.visible_to(None), names, texts))]
     return lines[-4:]
 
@@ -176,7 +176,7 @@ def group_caption(runner: TableRunner, texts: Translator) -> str:
     game = runner.game
     names = [p.name for p in runner.seats]
     head = texts.t("Hand {n}", n=runner.hand.number) + " · " + texts.t("Wall {n}", n=game.wall_count)
-    lines = [head, *recent_lines(game, runner.last_events, names, texts)]
+    lines = [head, *recent_lines(runner.last_events, names, texts)]
     if game.phase is Phase.SWAP:
         lines.append(texts.t("Everyone is choosing three tiles to swap."))
     elif game.phase is Phase.VOID:
@@ -194,7 +194,7 @@ def seat_caption(runner: TableRunner, seat: int, texts: Translator) -> str:
     names = [p.name for p in runner.seats]
     state = runner.state[seat]
     lines = [texts.t("Hand {n}", n=runner.hand.number) + " · " + texts.t("Wall {n}", n=game.wall_count)]
-    lines += recent_lines(game, runner.last_events, names, texts)
+    lines += recent_lines(runner.last_events, names, texts)
     if game.over:
         lines.append(texts.t("The hand is over; the result is in the group."))
     elif state.auto:
