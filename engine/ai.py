@@ -162,7 +162,7 @@ CHIPS_PER_MULTIPLIER = 1.8
 # A kong's payment is refunded (退税) if the hand is not ready at the empty wall.
 KONG_PAYMENT_WEIGHT = 0.5
 # A kong paying at least this many base stakes at once is worth one step of speed.
-KONG_SLOWER_PAYMENT = 3
+KONG_SLOWER_PAYMENT = 2
 # Chips a seat expects to lose per draw it stays in the hand (others' wins, dealing in).
 STAY_RISK_PER_DRAW = 0.0
 # With fewer wall tiles than this, every win is taken.
@@ -170,7 +170,7 @@ TAKE_ANY_WIN_WALL = 12
 # A pung that leaves the hand no faster must raise its value by this factor.
 PUNG_VALUE_RATIO = 1.0
 # How much a tile's danger (someone may win on it) weighs against hand value.
-DANGER_WEIGHT = 1.0
+DANGER_WEIGHT = 0.5
 # The danger model: how fast opponents become ready, the share of their suits' tiles a ready
 # hand waits on, and what dealing in costs (in multiplier units).
 READY_BASE = 0.05
