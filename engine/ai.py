@@ -165,6 +165,7 @@ KONG_PAYMENT_WEIGHT = 0.5
 KONG_SLOWER_PAYMENT = 2
 # Chips a seat expects to lose per draw it stays in the hand (others' wins, dealing in).
 STAY_RISK_PER_DRAW = 0.0
+STAY_RISK_PER_THREAT = 0.3
 # With fewer wall tiles than this, every win is taken.
 TAKE_ANY_WIN_WALL = 12
 # A pung that leaves the hand no faster must raise its value by this factor.
@@ -317,8 +318,8 @@ class AIPlayer:
             self_draw_pay = now * others
         draws = outlook.draws_left
         p_self = 1.0 - (1.0 - min(1.0, live / outlook.unseen_total)) ** draws
-        # Staying in costs: each further turn risks paying others' wins.
-        risk = STAY_RISK_PER_DRAW * draws
+        # Staying in costs: each further turn risks paying others' wins, more so when they look ready.
+        risk = (STAY_RISK_PER_DRAW + STAY_RISK_PER_THREAT * _threat(view)[1]) * draws
         return now * 1.0 >= p_self * self_draw_pay - risk
 
 
