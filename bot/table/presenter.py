@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import logging
 import time
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
@@ -52,6 +54,8 @@ class TelegramPresenter:
         self._texts: dict[int, tuple[Translator, list[Translator]]] = {}
         self._outbox: dict[int, asyncio.Task[None]] = {}
         self._group_dirty: set[int] = set()
+        self._uploads = UploadCache()
+        self._seat_shown: dict[tuple[int, int], tuple[bytes, str]] = {}
         self._seat_dirty: set[tuple[int, int]] = set()
         self._seat_waiting: set[tuple[int, int]] = set()
 
@@ -261,16 +265,16 @@ class TelegramPresenter:
         try:
             if message_id is not None:
                 try:
-                    await self.bot.edit_message_media(
-                        InputMediaPhoto(image, caption=caption), chat_id=user_id, message_id=message_id,
-                        reply_markup=markup,
-                    )
+                    await self._edit_seat_message(key, user_id, message_id, image, caption, markup)
                     return
                 except BadRequest as error:
                     if is_not_modified(error):
                         return
                     log.info("table %s seat %s: sending a new DM (%s)", runner.table_id, seat, error)
-            sent = await self.bot.send_photo(user_id, image, caption=caption, reply_markup=markup)
+            sent = await self.bot.send_photo(user_id, self._uploads.media(image), caption=caption,
+                                             reply_markup=markup)
+            self._uploads.remember(image, sent)
+            self._seat_shown[key] = (self._uploads.digest(image), caption)
             self._seat_message[key] = sent.message_id
             await self.storage.set_table_message(runner.table_id, sent.message_id, seat=seat)
         except Forbidden:
@@ -278,6 +282,26 @@ class TelegramPresenter:
             asyncio.get_running_loop().create_task(runner.take_over(seat, "blocked"))
         except TelegramError as error:
             log.warning("table %s seat %s: could not update the DM: %s", runner.table_id, seat, error)
+
+    async def _edit_seat_message(self, key: tuple[int, int], user_id: int, message_id: int, image: bytes,
+                                 caption: str, markup: InlineKeyboardMarkup | None) -> None:
+        """Change only what changed: swap toggles, for one, re-send no picture."""
+        digest = self._uploads.digest(image)
+        shown = self._seat_shown.get(key)
+        if shown is not None and shown[0] == digest:
+            if shown[1] == caption:
+                await self.bot.edit_message_reply_markup(chat_id=user_id, message_id=message_id, reply_markup=markup)
+            else:
+                await self.bot.edit_message_caption(chat_id=user_id, message_id=message_id, caption=caption,
+                                                    reply_markup=markup)
+        else:
+            edited = await self.bot.edit_message_media(
+                InputMediaPhoto(self._uploads.media(image), caption=caption), chat_id=user_id,
+                message_id=message_id, reply_markup=markup,
+            )
+            if isinstance(edited, Message):
+                self._uploads.remember(image, edited)
+        self._seat_shown[key] = (digest, caption)
 
     async def forget(self, table_id: int) -> None:
         """Drop a finished table's pending updates."""
@@ -304,6 +328,32 @@ class TelegramPresenter:
         self._group_due.clear()
         self._seat_due.clear()
         self._outbox.clear()
+
+
+class UploadCache:
+    """Telegram's file ids of pictures already uploaded, so the same picture is never sent twice."""
+
+    def __init__(self, size: int = 512) -> None:
+        self._ids: OrderedDict[bytes, str] = OrderedDict()
+        self._size = size
+
+    @staticmethod
+    def digest(image: bytes) -> bytes:
+        return hashlib.blake2b(image, digest_size=16).digest()
+
+    def media(self, image: bytes) -> bytes | str:
+        """The file id if this picture was uploaded before, else the bytes to upload."""
+        found = self._ids.get(self.digest(image))
+        if found is None:
+            return image
+        self._ids.move_to_end(self.digest(image))
+        return found
+
+    def remember(self, image: bytes, message: Message) -> None:
+        if message.photo:
+            self._ids[self.digest(image)] = message.photo[-1].file_id
+            while len(self._ids) > self._size:
+                self._ids.popitem(last=False)
 
 
 async def _png(render: Callable[..., Image.Image], *args: Any) -> bytes:

@@ -84,6 +84,13 @@ async def test_presses_from_strangers_and_stale_buttons_change_nothing(
     assert await stale.answer() in ("That button is out of date.", "This hand is over.")
     assert telegram.unanswered_presses() == []
 
+    # A toggle only changes the buttons: the picture is not uploaded again.
+    photo = dm.photo_file_id
+    await (await alice.press(dm, data=button.callback_data)).answer()
+    await telegram.wait_for(lambda: any(b.text.startswith("✓") for b in dm.buttons), what="the toggle shown")
+    assert dm.photo_file_id == photo
+    assert telegram.calls_of("editMessageReplyMarkup")
+
 
 async def test_a_player_who_never_started_the_bot_is_offered_the_start_me_link(
     telegram: FakeTelegram, start_bot: BotFactory
