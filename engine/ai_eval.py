@@ -165,11 +165,18 @@ def all_pungs_shanten(counts: Sequence[int], meld_count: int) -> tuple[int, list
     return distance, useful
 
 
+def roots_in_reach(counts: Sequence[int], melds: Sequence[Meld]) -> int:
+    """根 the hand already holds: kongs, four concealed copies, a pung with its fourth in hand."""
+    kongs = sum(1 for m in melds if m.is_kong)
+    pungs_with_fourth = sum(1 for m in melds if not m.is_kong and counts[m.tile])
+    return kongs + pungs_with_fourth + sum(1 for c in counts if c == 4)
+
+
 def route_values(counts: Sequence[int], melds: Sequence[Meld], outlook: Outlook) -> float:
     """Expected multiplier of a hand waiting to draw (3k+1 concealed tiles), best route."""
     meld_count = len(melds)
     rules = outlook.rules
-    root_factor = 2 ** sum(1 for m in melds if m.is_kong)
+    root_factor = 2 ** roots_in_reach(counts, melds)
     best = 0.0
 
     standard = shanten_of(counts, meld_count)
