@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import vision.detector  # noqa: E402
-import vision.recognize  # noqa: E402
+import vision.pipeline  # noqa: E402
 from vision import VisionError, recognize  # noqa: E402
 from vision.classes import NOT_SUITED, class_of_notation  # noqa: E402
 from vision.detector import iou_matrix  # noqa: E402
@@ -105,7 +105,7 @@ def main() -> int:
     from PIL import Image
 
     if args.models is not None:
-        vision.recognize.MODELS = args.models
+        vision.pipeline.MODELS = args.models
     if args.threshold is not None:
         vision.detector.PEAK_THRESHOLD = args.threshold
 

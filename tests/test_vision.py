@@ -127,7 +127,7 @@ def test_cli_errors_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
 def test_models_load_without_the_shared_folder(tmp_path: Path) -> None:
     """The installed package carries its models: run from elsewhere with only the project on the path."""
     code = (
-        "import sys; sys.path.insert(0, sys.argv[1]); from vision.recognize import _sessions; "
+        "import sys; sys.path.insert(0, sys.argv[1]); from vision.pipeline import _sessions; "
         "d, c = _sessions(); print(d.get_inputs()[0].shape, c.get_outputs()[0].shape)"
     )
     done = subprocess.run(

@@ -6,6 +6,6 @@ ones are returned in reading order. See docs/vision.md.
 """
 
 from vision.errors import VisionError
-from vision.recognize import Recognition, RecognizedTile, recognize, recognize_pixels
+from vision.pipeline import Recognition, RecognizedTile, recognize, recognize_pixels
 
 __all__ = ["Recognition", "RecognizedTile", "VisionError", "recognize", "recognize_pixels"]
