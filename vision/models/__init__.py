@@ -1,0 +1,1 @@
+"""The trained ONNX models of the tile recogniser and their licence (data only, no code)."""
