@@ -7,10 +7,10 @@ one of ``legal``. Three players exist:
 - ``RandomPlayer`` — a uniform choice among the legal actions (seeded), the floor.
 - ``GreedyPlayer`` — lowest shanten, then most effective tiles; always wins; pungs and
   kongs when that does not make the hand slower. The baseline to beat.
-- ``AIPlayer`` — the default: values hands by route (plain, flush, all pungs, seven pairs)
-  and live outs (``engine.ai_eval``), keeps away from other players' winning suits, weighs
-  pungs and kongs against what they cost, and takes a win off a discard unless waiting
-  for a self-draw is clearly worth more.
+- ``AIPlayer`` — the default: picks the swap and void by the hand they leave, values hands
+  by route (plain, flush, all pungs) and live outs (``engine.ai_eval``), keeps away from
+  other players' likely wins, weighs pungs and kongs against what they cost, and takes a
+  win off a discard unless waiting for a self-draw is clearly worth more.
 
 >>> make_player("greedy").name
 'greedy'
@@ -320,7 +320,7 @@ class AIPlayer:
         p_self = 1.0 - (1.0 - min(1.0, live / outlook.unseen_total)) ** draws
         # Staying in costs: each further turn risks paying others' wins, more so when they look ready.
         risk = (STAY_RISK_PER_DRAW + STAY_RISK_PER_THREAT * _threat(view)[1]) * draws
-        return now * 1.0 >= p_self * self_draw_pay - risk
+        return now >= p_self * self_draw_pay - risk
 
 
 def _outlook(view: SeatView, rules: RuleSet) -> Outlook:

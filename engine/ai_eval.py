@@ -1,12 +1,13 @@
 """How good is a hand? The computer player's yardstick, from what one seat can see.
 
 A hand is judged by the chance of completing it before the wall runs out and by what the
-completed hand would be worth. Each *route* — the plain standard hand, 清一色 (one suit),
-对对胡 (all pungs) and 七对 (seven pairs) — has its own distance to completion (shanten)
-and its own live outs (the unseen copies of the tiles that shorten that distance), and its
-expected value is ``multiplier × P(complete)``; the hand is worth its best route. A ready
-hand is valued exactly: every wait is scored by ``engine.scoring`` and weighted by how many
-copies of it are still unseen, so a wait on dead tiles is worth nothing.
+completed hand would be worth. Each *route* — the plain hand (shanten counts 七对 too),
+清一色 (one suit) and 对对胡 (all pungs) — has its own distance to completion (shanten) and
+its own live outs (the unseen copies of the tiles that shorten that distance), and its
+expected value is ``multiplier × P(complete)``, doubled per root already held; the hand is
+worth its best route. A ready hand is valued exactly: every wait is scored by
+``engine.scoring`` (七对, roots and all) and weighted by how many copies of it are still
+unseen, so a wait on dead tiles is worth nothing.
 
 Shanten, waits and effective tiles come from ``engine.analysis``; winning values from
 ``engine.scoring``. Nothing here knows the rules of play — only how far a hand is from a win.
