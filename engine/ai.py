@@ -163,8 +163,8 @@ CHIPS_PER_MULTIPLIER = 1.8
 KONG_PAYMENT_WEIGHT = 0.5
 # A kong paying at least this many base stakes at once is worth one step of speed.
 KONG_SLOWER_PAYMENT = 2
-# Chips a seat expects to lose per draw it stays in the hand (others' wins, dealing in).
-STAY_RISK_PER_DRAW = 0.0
+# Chips a seat expects to lose per draw it stays in the hand (others' wins, dealing in), per
+# unit of the likeliest opponent's chance of being ready.
 STAY_RISK_PER_THREAT = 0.3
 # With fewer wall tiles than this, every win is taken.
 TAKE_ANY_WIN_WALL = 12
@@ -319,7 +319,7 @@ class AIPlayer:
         draws = outlook.draws_left
         p_self = 1.0 - (1.0 - min(1.0, live / outlook.unseen_total)) ** draws
         # Staying in costs: each further turn risks paying others' wins, more so when they look ready.
-        risk = (STAY_RISK_PER_DRAW + STAY_RISK_PER_THREAT * _threat(view)[1]) * draws
+        risk = STAY_RISK_PER_THREAT * _threat(view)[1] * draws
         return now >= p_self * self_draw_pay - risk
 
 

@@ -90,17 +90,20 @@ def test_ready_discard_prefers_live_waits() -> None:
     assert tile_name(tile) in ("1m", "4m")
 
 
-def test_ai_wins_when_it_can() -> None:
-    for seed in range(10):
-        game = Game(RULES, seed, 0)
-        players = [AIPlayer(RULES) for _ in range(4)]
+@pytest.mark.parametrize("preset", ["chengdu", "xueliu", "classic"])
+def test_ai_takes_wins(preset: str) -> None:
+    """A self-draw is always taken; only 血战到底 may wait on a discard for a bigger self-draw."""
+    rules = RuleSet.preset(preset)
+    for seed in range(6):
+        game = Game(rules, seed, 0)
+        players = [AIPlayer(rules) for _ in range(4)]
         while not game.over:
             seat = game.pending_seats()[0]
             view = game.view(seat)
             action = players[seat].choose(view, view.legal)
-            wins = [a for a in view.legal if a.type is ActionType.WIN]
-            if wins and view.phase is Phase.PLAY:
-                assert action.type is ActionType.WIN  # a self-draw is always taken
+            if any(a.type is ActionType.WIN for a in view.legal):
+                if view.phase is Phase.PLAY or preset != "chengdu":
+                    assert action.type is ActionType.WIN
             game.apply(action)
 
 
