@@ -35,6 +35,10 @@ LATER_OUTS_READY = 4
 LATER_OUTS_EARLIER = 12
 
 
+# The flush route is considered while at most this many tiles are of the other suit.
+FLUSH_MAX_OFF_SUIT = 5
+
+
 @dataclass(frozen=True, slots=True)
 class Outlook:
     """What the seat knows beyond its own hand: unseen copies and how many draws are left."""
@@ -194,7 +198,7 @@ def route_values(counts: Sequence[int], melds: Sequence[Meld], outlook: Outlook)
     meld_suits = {m.tile // 9 for m in melds}
     major = max(range(3), key=lambda s: totals[s])
     minor_tiles = sum(totals) - totals[major]
-    if meld_suits <= {major} and minor_tiles <= 5 and minor_tiles:
+    if meld_suits <= {major} and 0 < minor_tiles <= FLUSH_MAX_OFF_SUIT:
         flush = only_suit(counts, major)
         dist = shanten_of(flush, meld_count)
         outs = live_outs([t for t in effective_of(flush, meld_count) if t // 9 == major], outlook)
