@@ -24,7 +24,7 @@ from engine.ai_stats import Estimate, clustered_mean, percentile
 from engine.events import Event, EventType
 from engine.game import Game
 from engine.rules import RuleSet
-from engine.tiles import COPIES, NUM_KINDS
+from engine.tiles import COPIES, NUM_KINDS, MeldKind
 
 PlayerFactory = Callable[[int, int], Player]  # (hand seed, seat) -> a fresh player
 
@@ -49,17 +49,36 @@ class HandResult:
 def check_hand(game: Game) -> list[str]:
     """The invariants every finished hand must hold; an empty list means all passed."""
     problems: list[str] = []
-    census = game.tile_census()
+    census = _census(game.to_dict())
     if census != [COPIES] * NUM_KINDS:
         missing = {t: c for t, c in enumerate(census) if c != COPIES}
         problems.append(f"tiles not accounted for (tile: copies found): {missing}")
-    chips = game.chips()
-    if sum(chips) != 0:
-        problems.append(f"transfers do not sum to zero: {chips}")
+    net = [0] * SEATS
+    for t in game.transfers:
+        if t.amount <= 0 or t.payer == t.payee:
+            problems.append(f"a transfer that moves nothing real: {t.to_dict()}")
+        net[t.payer] -= t.amount
+        net[t.payee] += t.amount
+    if sum(net) != 0 or net != game.chips():
+        problems.append(f"transfers do not sum to zero or disagree with the chips: {net} vs {game.chips()}")
     replayed = Game.replay(game.rules, game.seed, game.dealer, [a.to_dict() for a in game.actions])
     if replayed.to_json() != game.to_json():
         problems.append("replaying the action log gives a different state")
     return problems
+
+
+def _census(state: dict) -> list[int]:  # type: ignore[type-arg]
+    """Copies of each tile in a saved state, counted here rather than by the referee: hands,
+    melds (a kong is four), rivers, winning tiles set aside, and the wall."""
+    counts = [0] * NUM_KINDS
+    for seat in range(SEATS):
+        for t in state["hands"][seat] + state["rivers"][seat] + state["won_tiles"][seat]:
+            counts[t] += 1
+        for kind, t in state["melds"][seat]:
+            counts[t] += 3 if kind == MeldKind.PUNG.value else 4
+    for t in state["wall"]:
+        counts[t] += 1
+    return counts
 
 
 def play_hand(
@@ -73,9 +92,7 @@ def play_hand(
 ) -> HandResult:
     """Play one hand to the end; ``check`` runs ``check_hand`` on it."""
     game = Game(rules, seed, dealer)
-    result = HandResult(
-        seed, dealer, dealer, [0] * SEATS, [False] * SEATS, [False] * SEATS, [False] * SEATS, [], ""
-    )
+    result = HandResult(seed, dealer, dealer, [0] * SEATS, [False] * SEATS, [False] * SEATS, [False] * SEATS, [], "")
     while not game.over:
         for seat in game.pending_seats():
             view = game.view(seat)
