@@ -1,0 +1,386 @@
+"""The pieces of ``bot_load.py``: a fake Telegram that scales to hundreds of chats, simulated
+people at hosted tables, and the arithmetic that turns the call log into latencies.
+
+Why a subclass of the test fake: ``FakeTelegram.wait_for`` wakes every waiter on every API call
+and re-checks its predicate, which is fine for a test with four people but quadratic with
+hundreds of tables; and the fake keeps every uploaded PNG in memory, which would swamp the
+bot's own memory in the measurement. ``LoadTelegram`` keeps the same Bot API behaviour but
+wakes only the waiters of the chat a call touched, keeps image sizes instead of image bytes,
+and records each call as a compact row (method, chat, time, status) for the latency analysis.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import bisect
+import contextlib
+import itertools
+import logging
+import re
+import time
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from fake_telegram import ChatMessage, FakeChat, FakeTelegram, FakeUser
+from fake_telegram import _image_size as image_size
+from table_players import choose, game_buttons
+
+from bot.ratelimit import TelegramRateLimiter
+from storage import Storage
+
+# Methods that change what a chat shows (the bot's visible reaction to a press).
+SHOWING_METHODS = frozenset({"sendMessage", "sendPhoto", "editMessageText", "editMessageCaption",
+                             "editMessageMedia", "editMessageReplyMarkup", "deleteMessage"})
+NEXT_DATA = re.compile(r":next$")  # the settlement card's "Next hand" (lb:<table>:next, ah:<table>:<hand>:next)
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    method: str
+    chat_id: int | None
+    at: float
+    status: int
+    query_id: str | None
+
+
+class LoadTelegram(FakeTelegram):
+    """``FakeTelegram`` with per-chat wake-ups, compact call rows and no image bytes kept."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.rows: list[Call] = []
+        self._chat_changed: dict[int, asyncio.Event] = {}
+        self._sizes: dict[str, tuple[int, int]] = {}
+
+    def chat_changed(self, chat_id: int) -> asyncio.Event:
+        """An event set by the next API call that touches ``chat_id`` (capture it, then check)."""
+        return self._chat_changed.setdefault(chat_id, asyncio.Event())
+
+    def _record(self, method: str, params: Mapping[str, Any], status: int) -> None:
+        now = time.monotonic()
+        chat_id = params.get("chat_id")
+        chat_id = chat_id if isinstance(chat_id, int) else None
+        query_id = params.get("callback_query_id") if method == "answerCallbackQuery" else None
+        self.rows.append(Call(method, chat_id, now, status, query_id))
+        if method != "getUpdates":
+            self._last_activity = now
+        if chat_id is not None:
+            event = self._chat_changed.pop(chat_id, None)
+            if event is not None:
+                event.set()
+        self._notify()
+
+    def _store_file(self, data: bytes) -> str:
+        file_id = super()._store_file(data)
+        self._sizes[file_id] = image_size(data)
+        self.files[file_id] = b""  # the id stays valid for reuse; the bytes are not the bot's memory
+        return file_id
+
+    def _photo_sizes(self, file_id: str) -> list[dict[str, Any]]:
+        width, height = self._sizes.get(file_id, (0, 0))
+        return [{"file_id": file_id, "file_unique_id": file_id[-12:], "width": width, "height": height,
+                 "file_size": 1}]
+
+    def newest_photo(self, chat_id: int) -> ChatMessage | None:
+        """The chat's newest bot photo (a player's hand picture in a DM), scanning from the end."""
+        for message in reversed(self._chat_messages.get(chat_id, [])):
+            if message.from_bot and not message.deleted and message.photo_file_id is not None:
+                return message
+        return None
+
+    def next_hand_button(self, chat_id: int, after: int) -> tuple[ChatMessage, str] | None:
+        """The settlement card's "Next hand" button in a group, on a message newer than ``after``."""
+        for message in reversed(self._chat_messages.get(chat_id, [])):
+            if message.message_id <= after:
+                return None
+            if message.from_bot and not message.deleted:
+                for button in message.buttons:
+                    if NEXT_DATA.search(button.callback_data or ""):
+                        return message, button.callback_data or ""
+        return None
+
+
+class SetupBypassLimiter(TelegramRateLimiter):
+    """Telegram's limits (``TelegramRateLimiter``) once ``enforce`` is on; nothing before.
+
+    Opening hundreds of lobbies is not what the benchmark measures, and under the 30-a-second
+    limit the tables already playing would starve the ones still being set up; so set-up runs
+    unthrottled and the limits apply, in full, from the warm-up on.
+    """
+
+    def __init__(self, **limits: Any) -> None:
+        super().__init__(**limits)
+        self.enforce = False
+
+    async def process_request(self, callback: Any, args: Any, kwargs: dict[str, Any], endpoint: str,
+                              data: dict[str, Any], rate_limit_args: int | None) -> Any:
+        if not self.enforce:
+            return await callback(*args, **kwargs)
+        return await super().process_request(callback, args, kwargs, endpoint, data, rate_limit_args)
+
+
+@dataclass
+class Press:
+    """One button press of a simulated person, and what the bot answered."""
+
+    table: int
+    user_id: int
+    kind: str  # "toggle" (swap-three pick), "decision" (any other game button), "next" (Next hand)
+    at: float
+    query_id: str = ""
+    answer: str | None = None
+
+
+@dataclass
+class LoadTable:
+    """One group with its people, as the load generator sees it."""
+
+    index: int
+    group: FakeChat
+    people: list[FakeUser]
+    table_id: int = 0
+    lobby: ChatMessage | None = None
+    last_card: int = 0  # the newest group message whose Next hand button was already pressed
+
+
+@dataclass
+class Recorder:
+    """Presses made while ``measuring`` is on; ``stop`` ends every person's loop."""
+
+    presses: list[Press] = field(default_factory=list)
+    measuring: bool = False
+    stop: asyncio.Event = field(default_factory=asyncio.Event)
+    unanswered: int = 0
+
+    def add(self, press: Press) -> None:
+        if self.measuring:
+            self.presses.append(press)
+
+
+async def _press(tg: LoadTelegram, rec: Recorder, table: LoadTable, user: FakeUser, message: ChatMessage,
+                 data: str, kind: str) -> None:
+    record = Press(table.index, user.id, kind, time.monotonic())
+    press = tg.press(user, message, text=None, data=data, check=False)
+    record.query_id = press.query_id
+    rec.add(record)
+    try:
+        await asyncio.wait_for(press.answered.wait(), 30)
+        record.answer = press.answer_text
+    except TimeoutError:
+        rec.unanswered += 1
+
+
+async def _wait_change(tg: LoadTelegram, chats: list[int], rec: Recorder, timeout: float) -> None:
+    """Until an API call touches one of ``chats`` (or ``timeout``, or the run stops)."""
+    waits = [asyncio.ensure_future(tg.chat_changed(c).wait()) for c in chats]
+    waits.append(asyncio.ensure_future(rec.stop.wait()))
+    try:
+        await asyncio.wait(waits, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for w in waits:
+            w.cancel()
+
+
+async def play_person(tg: LoadTelegram, rec: Recorder, table: LoadTable, user: FakeUser, think: float,
+                      creator: bool) -> None:
+    """Press buttons as ``table_players.HumanPlayer`` does, until ``rec.stop``.
+
+    The person looks at their newest DM photo; if it offers a decision they press it (after
+    ``think`` seconds) and wait until the DM changes. The table's creator also presses
+    "Next hand" on each settlement card, so a table plays hand after hand.
+    """
+    group = table.group.id
+    acted_on: tuple[int, int] | None = None  # (message id, edit count) last pressed on
+    while not rec.stop.is_set():
+        if creator:
+            found = tg.next_hand_button(group, table.last_card)
+            if found is not None:
+                card, data = found
+                table.last_card = card.message_id
+                await _press(tg, rec, table, user, card, data, "next")
+                continue
+        message = tg.newest_photo(user.id)
+        shown = (message.message_id, message.edit_count) if message is not None else None
+        presses = choose(game_buttons(message)) if message is not None and shown != acted_on else []
+        if not presses or message is None:
+            await _wait_change(tg, [user.id, group] if creator else [user.id], rec, 1.0)
+            continue
+        if think:
+            await asyncio.sleep(think)
+            if rec.stop.is_set():
+                return
+        for button in presses:
+            kind = "toggle" if re.search(r":t\d+$", button.callback_data or "") else "decision"
+            await _press(tg, rec, table, user, message, button.callback_data or "", kind)
+        acted_on = shown
+
+
+# --- setting tables up ------------------------------------------------------------------------
+
+
+async def wait_until(tg: LoadTelegram, chat_id: int, predicate: Any, timeout: float, what: str) -> Any:
+    """Until ``predicate()`` holds, re-checked whenever an API call touches ``chat_id``."""
+    deadline = time.monotonic() + timeout
+    while True:
+        event = tg.chat_changed(chat_id)
+        found = predicate()
+        if found:
+            return found
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError(f"timed out after {timeout:.0f}s waiting for {what}")
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(event.wait(), min(left, 1.0))
+
+
+_names = itertools.count(1)
+
+
+async def open_lobby(tg: LoadTelegram, storage: Storage, index: int, people: int, timeout: float) -> LoadTable:
+    """A group whose creator opens a lobby (/newgame), with ``people`` persons seated.
+
+    The people have pressed Start in the bot's DM before: they are recorded as reachable the
+    way ``/start`` records them (``save_user(..., started_dm=True)``) instead of sending
+    /start through Telegram, which would spend the bot's 30-a-second budget on set-up.
+    """
+    users = [tg.user(f"P{next(_names)}", started=True) for _ in range(people)]
+    group = tg.group(f"Load {index}", members=users, admins=users[:1])
+    table = LoadTable(index, group, users)
+    for user in users:
+        await storage.save_user(user.id, user.first_name, started_dm=True)
+    await users[0].send(group, "/newgame")
+    lobby = await wait_until(
+        tg, group.id, lambda: next((m for m in tg.bot_messages(group) if m.buttons), None), timeout, "the lobby"
+    )
+    start = lobby.button(data=next(b.callback_data for b in lobby.buttons
+                                   if (b.callback_data or "").endswith(":start")))
+    table.table_id = int((start.callback_data or "").split(":")[1])
+    table.lobby = lobby
+    for user in users[1:]:
+        join = tg.press(user, lobby, text=None, data=f"lb:{table.table_id}:join", check=True)
+        await asyncio.wait_for(join.answered.wait(), timeout)
+    return table
+
+
+async def start_table(tg: LoadTelegram, table: LoadTable, timeout: float) -> None:
+    """The creator presses Start; returns once every person has their hand by DM."""
+    assert table.lobby is not None
+    tg.press(table.people[0], table.lobby, text=None, data=f"lb:{table.table_id}:start", check=True)
+    for user in table.people:
+        await wait_until(tg, user.id, lambda u=user: tg.newest_photo(u.id), timeout, "the first hand by DM")
+
+
+# --- what the call log says ---------------------------------------------------------------------
+
+
+def percentile(values: list[float], q: float) -> float:
+    """The ``q`` quantile (0..1) by nearest rank; NaN for no values."""
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(q * len(ordered) + 0.5) - 1))]
+
+
+@dataclass
+class Latencies:
+    """Seconds from a press to the bot's reactions, per kind of reaction."""
+
+    answer: list[float] = field(default_factory=list)  # answerCallbackQuery
+    dm: list[float] = field(default_factory=list)  # first change to the presser's DM
+    group: list[float] = field(default_factory=list)  # first change in the group (coalesced, group-limited)
+    last: list[float] = field(default_factory=list)  # last call to the table's chats before the next press
+    next_hand: list[float] = field(default_factory=list)  # "Next hand" to the new hand's DM picture
+    no_reaction: int = 0
+
+
+def latencies(presses: list[Press], rows: list[Call], tables: list[LoadTable], until: float) -> Latencies:
+    """Attribute every API call to the latest earlier press at the same table and measure."""
+    out = Latencies()
+    answered = {r.query_id: r.at for r in rows if r.query_id is not None and r.status == 200}
+    out.answer = [answered[p.query_id] - p.at for p in presses if p.query_id in answered]
+    chat_table: dict[int, int] = {}
+    for t in tables:
+        chat_table[t.group.id] = t.index
+        for user in t.people:
+            chat_table[user.id] = t.index
+    by_table: dict[int, list[Press]] = {}
+    for p in sorted(presses, key=lambda p: p.at):
+        by_table.setdefault(p.table, []).append(p)
+    calls_by_table: dict[int, list[Call]] = {}
+    for r in rows:
+        if r.chat_id in chat_table and r.method in SHOWING_METHODS and r.status == 200:
+            calls_by_table.setdefault(chat_table[r.chat_id], []).append(r)
+    for index, table_presses in by_table.items():
+        calls = calls_by_table.get(index, [])
+        times = [c.at for c in calls]
+        for i, press in enumerate(table_presses):
+            end = table_presses[i + 1].at if i + 1 < len(table_presses) else until
+            start = bisect.bisect_left(times, press.at)
+            after = itertools.islice(calls, start, None)
+            if press.kind == "next":
+                photo = next((c.at for c in after if c.chat_id == press.user_id and c.method == "sendPhoto"), None)
+                if photo is not None:
+                    out.next_hand.append(photo - press.at)
+                continue
+            if press.kind != "decision":
+                continue
+            dm = group = None
+            for c in after:
+                if dm is None and c.chat_id == press.user_id:
+                    dm = c.at - press.at
+                if group is None and c.chat_id is not None and c.chat_id < 0:
+                    group = c.at - press.at
+                if dm is not None and group is not None:
+                    break
+            if dm is not None:
+                out.dm.append(dm)
+            if group is not None:
+                out.group.append(group)
+            mine = calls[start:bisect.bisect_left(times, end)]
+            if mine:
+                out.last.append(mine[-1].at - press.at)
+            else:
+                out.no_reaction += 1
+    return out
+
+
+def most_in_a_minute(rows: list[Call], chat_id: int, methods: frozenset[str]) -> int:
+    """The most successful calls of ``methods`` to ``chat_id`` within any 60 seconds."""
+    times = [r.at for r in rows if r.chat_id == chat_id and r.status == 200 and r.method in methods]
+    best, left = 0, 0
+    for right, at in enumerate(times):
+        while at - times[left] >= 60:
+            left += 1
+        best = max(best, right - left + 1)
+    return best
+
+
+class CountingHandler(logging.Handler):
+    """Counts WARNING and worse log records of the bot and PTB, by logger and first words."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.counts: Counter[str] = Counter()
+        self.first: dict[str, str] = {}  # the first full ERROR record of each kind, traceback included
+        self.setFormatter(logging.Formatter("%(message)s"))
+
+    def emit(self, record: logging.LogRecord) -> None:
+        message = record.getMessage().split(":")[0][:60]
+        key = f"{record.levelname} {record.name}: {message}"
+        self.counts[key] += 1
+        if record.levelno >= logging.ERROR and key not in self.first:
+            self.first[key] = self.format(record)[-2000:]
+
+
+def rss_bytes() -> int:
+    """The process's resident set size (Linux /proc), 0 where unavailable."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
