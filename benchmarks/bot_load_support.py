@@ -14,7 +14,9 @@ from __future__ import annotations
 import asyncio
 import bisect
 import contextlib
+import dataclasses
 import itertools
+import json
 import logging
 import re
 import time
@@ -23,6 +25,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from aiohttp import web
 from fake_telegram import ChatMessage, FakeChat, FakeTelegram, FakeUser
 from fake_telegram import _image_size as image_size
 from table_players import choose, game_buttons
@@ -43,6 +46,7 @@ class Call:
     at: float
     status: int
     query_id: str | None
+    description: str = ""  # Telegram's error text, for answers other than 200
 
 
 class LoadTelegram(FakeTelegram):
@@ -57,6 +61,15 @@ class LoadTelegram(FakeTelegram):
     def chat_changed(self, chat_id: int) -> asyncio.Event:
         """An event set by the next API call that touches ``chat_id`` (capture it, then check)."""
         return self._chat_changed.setdefault(chat_id, asyncio.Event())
+
+    async def _handle(self, request: web.Request) -> web.Response:
+        response = await super()._handle(request)
+        # Nothing awaits between the base class recording this call and returning its answer,
+        # so the newest row is this request's.
+        if response.status != 200 and self.rows and isinstance(response.text, str):
+            description = json.loads(response.text).get("description", "")
+            self.rows[-1] = dataclasses.replace(self.rows[-1], description=description)
+        return response
 
     def _record(self, method: str, params: Mapping[str, Any], status: int) -> None:
         now = time.monotonic()
