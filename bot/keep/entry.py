@@ -236,9 +236,8 @@ async def finish(context: Context, message: Any, view: View, texts: Translator) 
     totals = await storage.session_totals(view.session.id)
     counted = [r for r in view.records if r.undoes is None and r.undone_by is None]
     hands = len({r.record.get("hand") for r in counted})
-    lines = [texts.t("Scorekeeping #{id} is over: {records}, {hands}.", id=view.session.id,
-                     records=texts.tn("{n} record", "{n} records", len(counted)),
-                     hands=texts.tn("{n} hand", "{n} hands", hands))]
+    lines = [texts.t("Scorekeeping #{id} is over. Records: {records}, hands: {hands}.", id=view.session.id,
+                     records=len(counted), hands=hands)]
     lines += [f"• {t.name}: {t.net:+d}" for t in totals]
     await edit_message(message, "\n".join(lines), None)
     chart = render_tally_chart([TallyEntry(t.name, t.net) for t in totals],

@@ -50,7 +50,7 @@ def value_words(value: dict[str, Any], texts: Translator) -> str:
     roots = value.get("roots", 0)
     parts = [str(pattern)]
     if roots:
-        parts.append(texts.tn("{n} root", "{n} roots", roots))
+        parts.append(texts.t("roots: {n}", n=roots))
     parts.extend(value.get("bonuses") or [])
     return texts.t("{what}: {multiplier}×", what=", ".join(parts), multiplier=value.get("multiplier"))
 

@@ -118,7 +118,7 @@ async def test_a_session_with_kongs_a_multiple_win_an_undo_and_an_empty_wall(
     assert "End this session?" in panel.text
     await (await alice.press(panel, "End it")).answer()
     summary = await telegram.wait_for_bot_message(group, lambda m: m.photo is not None)
-    assert "is over: 3 records, 1 hand." in summary.caption
+    assert "is over. Records: 3, hands: 1." in summary.caption
     assert "Bob: -32" in summary.caption and "Alice: +14" in summary.caption
 
     storage = services(app).storage
