@@ -131,8 +131,7 @@ def _caption(fixing: Fixing, texts: Translator) -> str:
     if fixing.notice:
         lines += [fixing.notice, ""]
     hand = fixing.hand()
-    lines.append(texts.tn("The hand, {n} tile: {tiles}", "The hand, {n} tiles: {tiles}", fixing.tile_count,
-                          tiles=format_hand(hand)))
+    lines.append(texts.t("The hand: {tiles} (tiles: {n})", tiles=format_hand(hand), n=fixing.tile_count))
     unsure = [e.tile for e in fixing.entries if e.unsure]
     if unsure:
         lines.append(texts.t("Not sure about (marked ?): {tiles}", tiles=tiles_text(unsure, texts)))

@@ -47,13 +47,8 @@ def error_text(error: HandError, written: str, texts: Translator) -> str:
     if error.code == "tile_count":
         found = params["found"]
         assert isinstance(found, int)
-        return texts.tn(
-            "This hand has {n} tile. Write 14 tiles to value a win (a kong counts as three), "
-            "or 13 to see what the hand waits on.",
-            "This hand has {n} tiles. Write 14 tiles to value a win (a kong counts as three), "
-            "or 13 to see what the hand waits on.",
-            found,
-        )
+        return texts.t("Tiles in this hand: {n}. Write 14 tiles to value a win (a kong counts as three), "
+                       "or 13 to see what the hand waits on.", n=found)
     if error.code == "too_many_copies":
         tile = tile_label(parse_tile(str(params["tile"])), texts)
         return texts.t("{tile} is written {count} times, but there are only four of each tile.",
@@ -115,9 +110,8 @@ def _not_a_win_text(written: str, texts: Translator) -> str:
     if left == 0:
         lines.append(texts.t("Discard {tiles} and the hand is ready (听牌).", tiles=tiles_text(discards, texts)))
     else:
-        lines.append(texts.tn("Discard {tiles} and the hand is still {n} useful tile from ready (shanten {n}).",
-                              "Discard {tiles} and the hand is still {n} useful tiles from ready (shanten {n}).",
-                              left, tiles=tiles_text(discards, texts)))
+        lines.append(texts.t("Best discards: {tiles}. After one of them the hand is at shanten {n} "
+                             "(useful draws still needed to be ready).", n=left, tiles=tiles_text(discards, texts)))
     return "\n".join(lines)
 
 
@@ -134,13 +128,10 @@ def payment_line(result: Score, base: int, texts: Translator) -> str:
     chips = result.payment_per_payer * base
     situations = result.hand.situations
     if result.self_draw:
-        return texts.tn("Self-draw: each player still in the hand pays {n} chip.",
-                        "Self-draw: each player still in the hand pays {n} chips.", chips)
+        return texts.t("Self-draw. Chips from each player still in the hand: {n}", n=chips)
     if Situation.ROBBING_KONG in situations:
-        return texts.tn("Robbing a kong: the player whose kong was robbed pays {n} chip.",
-                        "Robbing a kong: the player whose kong was robbed pays {n} chips.", chips)
-    return texts.tn("Win on a discard: the discarder pays {n} chip.",
-                    "Win on a discard: the discarder pays {n} chips.", chips)
+        return texts.t("Robbing a kong. Chips from the player whose kong was robbed: {n}", n=chips)
+    return texts.t("Win on a discard. Chips from the discarder: {n}", n=chips)
 
 
 def score_caption(notation: str, result: Score, rules: RuleSet, base: int, texts: Translator) -> str:
@@ -158,19 +149,15 @@ def waits_caption(notation: str, values: Mapping[Tile, Score], shanten: int, hel
     """The answer for a hand one tile short: each winning tile and its value, or how far it is."""
     lines = [notation]
     if values:
-        lines.append(texts.tn("Ready (听牌), waiting on {n} tile:", "Ready (听牌), waiting on {n} tiles:",
-                              len(values)))
+        lines.append(texts.t("Ready (听牌). It wins on:"))
         for tile, result in sorted(values.items()):
-            chips = result.payment_per_payer * base
-            lines.append(texts.tn("{tile}: {pattern} ×{m}, {n} chip from the discarder",
-                                  "{tile}: {pattern} ×{m}, {n} chips from the discarder", chips,
-                                  tile=tile_label(tile, texts), pattern=result.pattern.name_in(texts.language),
-                                  m=result.multiplier))
+            lines.append(texts.t("{tile}: {pattern} ×{m}; chips from the discarder: {n}",
+                                 tile=tile_label(tile, texts), pattern=result.pattern.name_in(texts.language),
+                                 m=result.multiplier, n=result.payment_per_payer * base))
     elif shanten == 0:
         lines.append(texts.t("The shape is ready, but every tile it waits on is already in the hand."))
     else:
-        lines.append(texts.tn("Not ready yet: {n} useful tile from ready (shanten {n}).",
-                              "Not ready yet: {n} useful tiles from ready (shanten {n}).", shanten))
+        lines.append(texts.t("Not ready yet: shanten {n} (useful draws still needed to be ready).", n=shanten))
         lines.append(texts.t("Tiles that help: {tiles}", tiles=tiles_text(helpful, texts)))
     lines.append(rules_line(rules, base, texts) + " (/rules)")
     return "\n".join(lines)

@@ -100,7 +100,7 @@ async def test_a_photo_is_read_corrected_with_taps_and_scored(
     shown = tile_buttons(fix)
     assert sorted(tile for _, tile in shown) == sorted(expected.tile_list)
     assert sum(text.endswith("?") for text, _ in shown) == sum(t.low_confidence for t in expected.tiles)
-    assert fix.caption.startswith(f"The hand, {len(expected.tiles)} tiles: ")
+    assert fix.caption.startswith("The hand: ") and f"(tiles: {len(expected.tiles)})" in fix.caption
 
     # Only the sender corrects; an old keyboard is refused.
     first = shown[0][0]
@@ -133,7 +133,7 @@ async def test_a_photo_is_read_corrected_with_taps_and_scored(
     assert "all pungs ×2" in lines and "Multiplier: 2× base" in lines
     # From here on it is a typed hand's answer: the situation buttons re-score it.
     await tap(telegram, bob, fix, "Self-draw")
-    assert "Self-draw: each player still in the hand pays 3 chips." in fix.caption
+    assert "Self-draw. Chips from each player still in the hand: 3" in fix.caption
     assert telegram.unanswered_presses() == []
     assert sorted(p.name for p in tmp_path.iterdir() if not p.name.startswith("xuezhan.db")) == []
 
@@ -147,7 +147,7 @@ async def test_photos_in_a_dm_and_replies_to_the_prompt_are_read_and_others_igno
     data = PHOTO.read_bytes()
 
     in_dm = await alice.send_photo(alice.dm, data)
-    assert "The hand, " in (await telegram.wait_for_bot_message(alice.dm, after=in_dm.message_id, timeout=20)).caption
+    assert "The hand: " in (await telegram.wait_for_bot_message(alice.dm, after=in_dm.message_id, timeout=20)).caption
 
     telegram.privacy_mode = False  # the bot sees every group message, and must still leave this one
     plain = await alice.send_photo(group, data)  # no /score: not for the bot
@@ -158,7 +158,7 @@ async def test_photos_in_a_dm_and_replies_to_the_prompt_are_read_and_others_igno
     prompt = await telegram.wait_for_bot_message(group, after=prompt_to.message_id)
     reply = telegram.user_message(alice, group, photo=data, reply_to=prompt)
     answer = await telegram.wait_for_bot_message(group, after=reply.message_id, timeout=20)
-    assert answer.photo is not None and "The hand, " in answer.caption
+    assert answer.photo is not None and "The hand: " in answer.caption
 
 
 async def test_photos_that_cannot_be_read_get_a_clear_answer(

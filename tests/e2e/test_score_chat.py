@@ -48,7 +48,7 @@ async def test_a_winning_hand_gets_a_card_and_its_value_at_the_chat_s_base_stake
     assert lines[0] == "1112345678999m +5m"  # the normalised notation comes first
     assert "full flush ×4" in lines
     assert "Multiplier: 4× base" in lines
-    assert "Win on a discard: the discarder pays 20 chips." in lines
+    assert "Win on a discard. Chips from the discarder: 20" in lines
     assert any("base stake 5" in line for line in lines)
     assert [b.text for b in answer.buttons] == ["Self-draw", "Kong flower", "Kong cannon", "Robbing a kong",
                                                "Last tile"]
@@ -62,7 +62,7 @@ async def test_the_situation_buttons_re_score_in_place_and_survive_a_restart(
     group = await english_group(app, telegram, alice, bob)
     answer = await ask(telegram, alice, group, "/score 123m456m789m234p55p")
     assert "Multiplier: 1× base" in caption_lines(answer)
-    assert "Win on a discard: the discarder pays 1 chip." in caption_lines(answer)
+    assert "Win on a discard. Chips from the discarder: 1" in caption_lines(answer)
 
     async def press(user: FakeUser, label: str) -> list[str]:
         edits = answer.edit_count
@@ -73,13 +73,13 @@ async def test_the_situation_buttons_re_score_in_place_and_survive_a_restart(
     # 自摸 under the chengdu rules adds a base (自摸加底): 1 + 1 from each player.
     lines = await press(bob, "Self-draw")
     assert lines[0].endswith("自摸") and "Self-draw adds a base +1" in lines
-    assert "Self-draw: each player still in the hand pays 2 chips." in lines
+    assert "Self-draw. Chips from each player still in the hand: 2" in lines
     assert answer.button("✓ Self-draw")
     # 杠上花 doubles and is a self-draw; 杠上炮 is a discard win, so it turns self-draw off.
     lines = await press(alice, "Kong flower")
-    assert "Multiplier: 2× base" in lines and "each player still in the hand pays 3 chips." in lines[-2]
+    assert "Multiplier: 2× base" in lines and lines[-2] == "Self-draw. Chips from each player still in the hand: 3"
     lines = await press(alice, "Kong cannon")
-    assert "Multiplier: 2× base" in lines and "Win on a discard: the discarder pays 2 chips." in lines
+    assert "Multiplier: 2× base" in lines and "Win on a discard. Chips from the discarder: 2" in lines
     assert [b.text for b in answer.buttons if b.text.startswith("✓")] == ["✓ Kong cannon"]
     assert answer.photo is not None
 
@@ -102,7 +102,7 @@ async def test_the_chat_s_rules_decide_the_value(telegram: FakeTelegram, start_b
     await services(app).storage.update_chat(group.id, rules={"cap": None, "self_draw": "jiafan"})
     uncapped = caption_lines(await ask(telegram, alice, group, hand))
     assert "Cap 8" not in uncapped and "self-draw doubles ×2" in uncapped
-    assert "Self-draw: each player still in the hand pays" in uncapped[-2]
+    assert uncapped[-2].startswith("Self-draw. Chips from each player still in the hand: ")
 
 
 async def test_a_hand_one_tile_short_answers_with_its_waits(telegram: FakeTelegram, start_bot: BotFactory) -> None:
@@ -111,12 +111,12 @@ async def test_a_hand_one_tile_short_answers_with_its_waits(telegram: FakeTelegr
     answer = await ask(telegram, alice, alice.dm, "/score 1112345678999m")
     lines = caption_lines(answer)
     assert lines[0] == "1112345678999m"
-    assert lines[1] == "Ready (听牌), waiting on 9 tiles:"
-    assert "2m: full flush ×4, 4 chips from the discarder" in lines
+    assert lines[1] == "Ready (听牌). It wins on:" and len(lines) == 12
+    assert "2m: full flush ×4; chips from the discarder: 4" in lines
     assert answer.photo is not None and answer.buttons == []
 
     not_ready = caption_lines(await ask(telegram, alice, alice.dm, "/score 123m456m789m1p5p9p2p"))
-    assert not_ready[1] == "Not ready yet: 1 useful tile from ready (shanten 1)."
+    assert not_ready[1] == "Not ready yet: shanten 1 (useful draws still needed to be ready)."
     assert not_ready[2].startswith("Tiles that help: ")
 
 
@@ -131,13 +131,13 @@ async def test_a_hand_one_tile_short_answers_with_its_waits(telegram: FakeTelegr
         ("123m (555p", "The bracket at position 6 is never closed."),
         ("123m456m789m234p5p +5p+5p", "Mark the winning tile with one + followed by exactly one tile"),
         ("123m456m789m234p5p yolo", "I don't know the word “yolo” (position 20)."),
-        ("1234m", "This hand has 4 tiles. Write 14 tiles to value a win"),
+        ("1234m", "Tiles in this hand: 4. Write 14 tiles to value a win"),
         ("11111m234p567p789p", "1m is written 5 times, but there are only four of each tile."),
         ("123m456p789s11m234m", "The hand holds all three suits"),
         ("123m456m789m19p555p", "These 14 tiles are not a win: they make neither four sets and a pair nor seven "
                                 "pairs.\nDiscard 1p 9p and the hand is ready (听牌)."),
-        ("147m147p258m258p36m", "Discard 1m 2m 4m 5m 7m 8m 1p 2p 4p 5p 7p 8p and the hand is still 2 useful tiles "
-                                "from ready (shanten 2)."),
+        ("147m147p258m258p36m", "Best discards: 1m 2m 4m 5m 7m 8m 1p 2p 4p 5p 7p 8p. After one of them the hand "
+                                "is at shanten 2"),
     ],
 )
 async def test_bad_hands_get_a_specific_correction(
@@ -164,7 +164,7 @@ async def test_score_alone_asks_for_the_hand_and_the_reply_is_scored(
     assert "Multiplier: 1× base" in caption_lines(answer)
     wrong = await bob.send(group, "123m 456m", reply_to=prompt)
     correction = await telegram.wait_for_bot_message(group, after=wrong.message_id)
-    assert correction.text.startswith("This hand has 6 tiles.")
+    assert correction.text.startswith("Tiles in this hand: 6.")
     # A reply to some other bot message is not taken for a hand.
     other = await bob.send(group, "123m 456m", reply_to=answer)
     await telegram.settle()
