@@ -37,3 +37,9 @@ def test_any_text_gets_an_answer_or_a_correction(language: str, written: str) ->
 def test_any_count_of_two_suit_tiles_gets_an_answer_or_a_correction(written: str) -> None:
     assert outcome(written, "en").strip()
 
+
+
+def test_a_correction_never_shows_the_english_message_in_chinese() -> None:
+    for written in ("123x", "1234m", "11111m234p567p789p", "123m456p789s11m234m", "123m456m789m19p555p"):
+        text = outcome(written, "zh")
+        assert text and "position" not in text and "tiles" not in text

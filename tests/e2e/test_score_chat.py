@@ -178,7 +178,7 @@ async def test_chinese_is_the_default_and_every_press_is_answered(
     alice = telegram.user("Alice")
     group = telegram.group("Friends", members=[alice])
     answer = await ask(telegram, alice, group, "/score 123m456m789m234p55p")
-    assert "平胡 ×1" in caption_lines(answer)
+    assert caption_lines(answer)[1:4] == ["平胡 ×1", "共 1 倍", "点炮胡：放炮的玩家付 1"]
     assert [b.text for b in answer.buttons] == ["自摸", "杠上花", "杠上炮", "抢杠", "海底"]
     prompt = await ask(telegram, alice, group, "/score")
     stale = await alice.press(prompt, data="sc:zimo", check=False)
