@@ -10,13 +10,14 @@ from __future__ import annotations
 import re
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, LinkPreviewOptions, Update
-from telegram.constants import ChatMemberStatus, ChatType
+from telegram.constants import ChatType
 from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 from telegram.ext import filters as f
 
 from bot.feature import Command, Context, Feature
 from bot.i18n import LANGUAGE_NAMES, LANGUAGES, N_, Translator, supported, translator
 from bot.messaging import edit_query_text
+from bot.permissions import is_chat_admin
 from bot.services import services, texts_for
 
 LANG_CALLBACK = re.compile(r"^lang:(zh|en)$")
@@ -125,10 +126,7 @@ def _chosen_text(language: str) -> str:
 
 async def _may_set_language(context: Context, chat_id: int, chat_type: str, user_id: int) -> bool:
     """Anyone chooses their own DM's language; a group's is for its admins (and the bot's admins)."""
-    if chat_type == ChatType.PRIVATE or user_id in services(context).settings.admins:
-        return True
-    member = await context.bot.get_chat_member(chat_id, user_id)
-    return member.status in {ChatMemberStatus.OWNER, ChatMemberStatus.ADMINISTRATOR}
+    return await is_chat_admin(context, chat_id, chat_type, user_id)
 
 
 async def _save_language(context: Context, chat_id: int, chat_type: str, user_id: int, name: str,

@@ -13,13 +13,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
-from telegram.constants import ChatMemberStatus, ChatType
-from telegram.error import TelegramError
 from telegram.ext import CallbackQueryHandler, CommandHandler
 
 from bot.feature import Command, Context, Feature
 from bot.i18n import N_, Translator
 from bot.messaging import edit_query_text
+from bot.permissions import is_chat_admin
 from bot.services import services, texts_for
 from engine.rules import (
     CAPS,
@@ -143,16 +142,10 @@ async def may_change(update: Update, context: Context) -> bool:
     chat, user = update.effective_chat, update.effective_user
     if chat is None or user is None:
         return False
-    if chat.type == ChatType.PRIVATE or user.id in services(context).settings.admins:
-        return True
     for table in await services(context).storage.open_tables(chat.id):
         if table.creator_id == user.id:
             return True
-    try:
-        member = await context.bot.get_chat_member(chat.id, user.id)
-    except TelegramError:
-        return False
-    return member.status in (ChatMemberStatus.ADMINISTRATOR, ChatMemberStatus.OWNER)
+    return await is_chat_admin(context, chat.id, chat.type, user.id)
 
 
 async def rules_command(update: Update, context: Context) -> None:

@@ -16,13 +16,14 @@ from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from telegram import MessageEntity, Update
-from telegram.constants import ChatMemberStatus, ChatType
+from telegram.constants import ChatType
 from telegram.error import BadRequest, Forbidden, TelegramError
 from telegram.ext import CommandHandler
 
 from bot.feature import AnyApplication, Command, Context, Feature
 from bot.i18n import N_, Translator, supported, translator
 from bot.keep.words import record_words, value_words
+from bot.permissions import is_chat_admin
 from bot.services import services, texts_for
 from rendering import TallyEntry, encode_png, render_tally_chart
 from rendering.chart import MAX_ENTRIES
@@ -213,13 +214,7 @@ async def _is_admin(update: Update, context: Context) -> bool:
     chat, user = update.effective_chat, update.effective_user
     if chat is None or user is None:
         return False
-    if chat.type == ChatType.PRIVATE or user.id in services(context).settings.admins:
-        return True
-    try:
-        member = await context.bot.get_chat_member(chat.id, user.id)
-    except TelegramError:
-        return False
-    return member.status in (ChatMemberStatus.ADMINISTRATOR, ChatMemberStatus.OWNER)
+    return await is_chat_admin(context, chat.id, chat.type, user.id)
 
 
 async def summary_command(update: Update, context: Context) -> None:

@@ -10,13 +10,14 @@ from __future__ import annotations
 import logging
 
 from telegram import Update
-from telegram.constants import ChatMemberStatus, ChatType
+from telegram.constants import ChatType
 from telegram.error import TelegramError
 from telegram.ext import CallbackQueryHandler, CommandHandler
 from telegram.ext import filters as f
 
 from bot.feature import AnyApplication, Command, Context, Feature
 from bot.i18n import N_, Translator, translator
+from bot.permissions import is_chat_admin
 from bot.services import services, texts_for, user_language
 from bot.table import callbacks
 from bot.table.lobby import lobby_keyboard, lobby_text
@@ -74,13 +75,7 @@ async def on_stop(app: AnyApplication) -> None:
 
 async def is_manager(context: Context, table: Table, user_id: int) -> bool:
     """The table's creator, a group admin, or a bot admin (XUEZHAN_ADMINS)."""
-    if user_id == table.creator_id or user_id in services(context).settings.admins:
-        return True
-    try:
-        member = await context.bot.get_chat_member(table.chat_id, user_id)
-    except TelegramError:
-        return False
-    return member.status in (ChatMemberStatus.ADMINISTRATOR, ChatMemberStatus.OWNER)
+    return user_id == table.creator_id or await is_chat_admin(context, table.chat_id, ChatType.GROUP, user_id)
 
 
 async def open_table(context: Context, chat_id: int) -> Table | None:
