@@ -104,6 +104,7 @@ class Phase:
     group_sends_max: int = 0
     group_calls_max: int = 0
     first_errors: dict[str, str] = field(default_factory=dict)
+    by_method: Counter[str] = field(default_factory=Counter)
 
     @property
     def cpu_per_action_ms(self) -> float:
@@ -218,6 +219,10 @@ async def _drive(phase: Phase, tg: LoadTelegram, factory: BotFactory, n: int, se
     phase.hands = hands_after - hands_before
     rows = [r for r in tg.rows[first_row:] if r.at < end]
     phase.calls = sum(r.method != "getUpdates" for r in rows)
+    for r in rows:
+        if r.method != "getUpdates":
+            where = "group" if r.chat_id is not None and r.chat_id < 0 else "DM" if r.chat_id else "-"
+            phase.by_method[f"{r.method} ({where})" if where != "-" else r.method] += 1
     phase.presses = len(rec.presses)
     phase.decisions = sum(p.kind == "decision" for p in rec.presses)
     phase.lat = latencies(rec.presses, rows, tables, end)
@@ -256,6 +261,7 @@ def print_phase(p: Phase) -> None:
     print(f"\n== {p.name}: {p.tables} table(s), {p.seconds:.0f} s measured (set-up {p.setup_seconds:.1f} s)")
     print(f"   presses {p.presses} (decisions {p.decisions}), actions logged {p.actions}, "
           f"hands completed {p.hands}, API calls {p.calls} ({p.calls / p.seconds:.1f}/s)")
+    print("   calls: " + ", ".join(f"{m} {n}" for m, n in p.by_method.most_common()))
     print("   latency ms             p50      p99     n")
     for label, values in (("callback answered", lat.answer), ("DM changed", lat.dm),
                           ("group changed", lat.group), ("last call", lat.last),
