@@ -7,6 +7,8 @@ so building an Application (in tests too) touches no file.
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,6 +21,8 @@ from bot.settings import Settings
 from storage import Storage
 
 SERVICES_KEY = "xuezhan.services"
+STORAGE_CLOSE_SECONDS = 10
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -37,9 +41,15 @@ class Services:
         self._storage = storage
 
     async def close_storage(self) -> None:
+        """Close storage at shut-down, but never hang there: every write was already committed
+        (each call returns only after its commit), so giving up on a stuck close loses nothing."""
         if self._storage is not None:
-            await self._storage.close()
-            self._storage = None
+            storage, self._storage = self._storage, None
+            try:
+                await asyncio.wait_for(storage.close(), STORAGE_CLOSE_SECONDS)
+            except TimeoutError:
+                log.error("storage did not close within %s s; leaving it to the operating system",
+                          STORAGE_CLOSE_SECONDS)
 
     @property
     def start_payloads(self) -> dict[str, PayloadHandler]:

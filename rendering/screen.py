@@ -7,6 +7,7 @@ whole table; the hand strip is drawn at the table's width so the two read as one
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 
 from PIL import Image
 
@@ -16,6 +17,15 @@ from rendering.hand import render_hand
 from rendering.limits import shrink_to_limit
 from rendering.models import TableView
 from rendering.table import WIDTH, render_table
+
+
+@lru_cache(maxsize=256)
+def shared_table(view: TableView) -> Image.Image:
+    """The table picture, drawn once per state however many players (and the group) show it.
+
+    The same image object is returned to every caller: read it, never draw on it.
+    """
+    return render_table(view)
 
 
 def render_seat_screen(
@@ -28,7 +38,7 @@ def render_seat_screen(
     void_label: str = "缺{suit}",
 ) -> Image.Image:
     """The table, then the hand (with ``labels`` under tiles matching the buttons)."""
-    top = render_table(table)
+    top = shared_table(table)
     bottom = render_hand(
         concealed,
         melds,

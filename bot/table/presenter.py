@@ -14,7 +14,7 @@ import contextlib
 import hashlib
 import logging
 import time
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
@@ -27,11 +27,15 @@ from bot.messaging import is_not_modified
 from bot.table import callbacks, views
 from bot.table.runner import TableRunner
 from engine.events import Event, EventType
-from rendering import ResultCard, TableView, encode_png, render_result_card, render_table
-from rendering.screen import render_seat_screen
+from rendering import ResultCard, TableView, encode_png, render_result_card
+from rendering.screen import render_seat_screen, shared_table
 from storage import Storage
 
 log = logging.getLogger(__name__)
+
+# Telegram allows about 20 messages a minute into a group; edits of the table picture give way
+# so that cards and announcements (which must go out) keep the group under it.
+GROUP_POSTS_PER_MINUTE = 18
 
 Languages = Callable[[TableRunner], Awaitable[tuple[str, list[str]]]]
 
@@ -55,7 +59,8 @@ class TelegramPresenter:
         self._outbox: dict[int, asyncio.Task[None]] = {}
         self._group_dirty: set[int] = set()
         self._uploads = UploadCache()
-        self._seat_shown: dict[tuple[int, int], tuple[bytes, str]] = {}
+        self._group_posts: dict[int, deque[float]] = {}
+        self._seat_shown: dict[tuple[int, int], tuple[bytes, str, object]] = {}
         self._seat_dirty: set[tuple[int, int]] = set()
         self._seat_waiting: set[tuple[int, int]] = set()
 
@@ -98,10 +103,11 @@ class TelegramPresenter:
         for seat in range(len(runner.seats)):
             if runner.human(seat):
                 acted = any(e.seat == seat for e in events)  # a player sees their own move at once
-                self._schedule_seat(runner, seat, immediate=runner.waiting_on(seat) or acted or runner.game.over)
+                self._schedule_seat(runner, seat, immediate=runner.waiting_on(seat) or acted or runner.game.over,
+                                    supersede=acted)
 
     async def prompt(self, runner: TableRunner, seat: int) -> None:
-        self._schedule_seat(runner, seat, immediate=True)
+        self._schedule_seat(runner, seat, immediate=True, supersede=True)
 
     async def seat_controlled(self, runner: TableRunner, seat: int, reason: str) -> None:
         texts = self.group_texts(runner)
@@ -140,7 +146,7 @@ class TelegramPresenter:
 
     async def _send_table(self, runner: TableRunner) -> Message | None:
         texts = self.group_texts(runner)
-        image = await _png(render_table, views.public_table(runner, texts))
+        image = await _png(shared_table, views.public_table(runner, texts))
         self._group_sent[runner.table_id] = time.monotonic()
         return await self._send_group_photo(runner, image, views.group_caption(runner, texts))
 
@@ -169,7 +175,8 @@ class TelegramPresenter:
 
     async def _edit_table_message(self, runner: TableRunner, table: TableView, caption: str) -> None:
         message_id = self._table_message.get(runner.table_id)
-        image = await _png(render_table, table)
+        await self._group_budget(runner.table_id)
+        image = await _png(shared_table, table)
         self._group_sent[runner.table_id] = time.monotonic()
         if message_id is None:
             return
@@ -187,11 +194,11 @@ class TelegramPresenter:
         await self._send_group_photo(runner, await _png(render_result_card, card), None)
 
     async def _finish(self, runner: TableRunner, table: TableView, caption: str, final: ResultCard) -> None:
-        """The hand is over: the final table, then the settlement card with Next hand / End."""
+        """The hand is over: the settlement card with Next hand / End, then the final table."""
         task = self._group_due.pop(runner.table_id, None)
         if task is not None:
             task.cancel()
-        await self._edit_table_message(runner, table, caption)
+        self._group_dirty.discard(runner.table_id)
         texts = self.group_texts(runner)
         markup = InlineKeyboardMarkup([[
             InlineKeyboardButton(texts.t("Next hand"),
@@ -201,9 +208,23 @@ class TelegramPresenter:
         ]])
         image = await _png(render_result_card, final)
         await self._send_group_photo(runner, image, views.end_line(runner.game.end, texts), markup)
+        await self._edit_table_message(runner, table, caption)
+
+    async def _group_budget(self, table_id: int) -> None:
+        """Keep a group under GROUP_POSTS_PER_MINUTE posts and edits: table edits wait their turn."""
+        posts = self._group_posts.setdefault(table_id, deque())
+        while posts and time.monotonic() - posts[0] >= 60:
+            posts.popleft()
+        if len(posts) >= GROUP_POSTS_PER_MINUTE:
+            await asyncio.sleep(60 - (time.monotonic() - posts[0]))
+        posts.append(time.monotonic())
+
+    def _count_group_post(self, table_id: int) -> None:
+        self._group_posts.setdefault(table_id, deque()).append(time.monotonic())
 
     async def _send_group_photo(self, runner: TableRunner, image: bytes, caption: str | None,
                                 markup: InlineKeyboardMarkup | None = None) -> Message | None:
+        self._count_group_post(runner.table_id)
         try:
             return await self.bot.send_photo(runner.chat_id, image, caption=caption, reply_markup=markup)
         except TelegramError as error:
@@ -211,6 +232,7 @@ class TelegramPresenter:
             return None
 
     async def _send_group_text(self, runner: TableRunner, text: str) -> None:
+        self._count_group_post(runner.table_id)
         try:
             await self.bot.send_message(runner.chat_id, text)
         except TelegramError as error:
@@ -218,14 +240,17 @@ class TelegramPresenter:
 
     # --- each player's DM --------------------------------------------------------------------
 
-    def _schedule_seat(self, runner: TableRunner, seat: int, immediate: bool) -> None:
+    def _schedule_seat(self, runner: TableRunner, seat: int, immediate: bool, supersede: bool = False) -> None:
+        """Update a seat's DM soon (or now). ``supersede``: the player just acted, so an update
+        drawn before that (perhaps still queued behind Telegram's limits, with the buttons they
+        just used) is dropped rather than shown after their move."""
         key = (runner.table_id, seat)
         self._seat_dirty.add(key)
         task = self._seat_due.get(key)
         if task is not None and not task.done():
-            if not (immediate and key in self._seat_waiting):
+            if not (supersede or (immediate and key in self._seat_waiting)):
                 return  # the running update loop picks the change up
-            task.cancel()  # still waiting out the delay: show the decision now instead
+            task.cancel()
         delay = 0.0 if immediate else self.dm_interval
         self._seat_due[key] = asyncio.get_running_loop().create_task(self._seat_loop(runner, seat, delay))
 
@@ -274,7 +299,7 @@ class TelegramPresenter:
             sent = await self.bot.send_photo(user_id, self._uploads.media(image), caption=caption,
                                              reply_markup=markup)
             self._uploads.remember(image, sent)
-            self._seat_shown[key] = (self._uploads.digest(image), caption)
+            self._seat_shown[key] = (self._uploads.digest(image), caption, markup.to_dict() if markup else None)
             self._seat_message[key] = sent.message_id
             await self.storage.set_table_message(runner.table_id, sent.message_id, seat=seat)
         except Forbidden:
@@ -287,7 +312,10 @@ class TelegramPresenter:
                                  caption: str, markup: InlineKeyboardMarkup | None) -> None:
         """Change only what changed: swap toggles, for one, re-send no picture."""
         digest = self._uploads.digest(image)
+        buttons = markup.to_dict() if markup is not None else None
         shown = self._seat_shown.get(key)
+        if shown == (digest, caption, buttons):
+            return
         if shown is not None and shown[0] == digest:
             if shown[1] == caption:
                 await self.bot.edit_message_reply_markup(chat_id=user_id, message_id=message_id, reply_markup=markup)
@@ -301,7 +329,7 @@ class TelegramPresenter:
             )
             if isinstance(edited, Message):
                 self._uploads.remember(image, edited)
-        self._seat_shown[key] = (digest, caption)
+        self._seat_shown[key] = (digest, caption, buttons)
 
     async def forget(self, table_id: int) -> None:
         """Drop a finished table's pending updates."""
@@ -314,9 +342,10 @@ class TelegramPresenter:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
         outbox = self._outbox.pop(table_id, None)
-        if outbox is not None:  # let the settlement card go out before the table is dropped
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(outbox, 30)
+        if outbox is not None:  # only the final table edit can still be waiting: a new hand replaces it
+            outbox.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await outbox
 
     async def close(self) -> None:
         tasks = [*self._group_due.values(), *self._seat_due.values(), *self._outbox.values()]

@@ -8,8 +8,10 @@ stops it at teardown; a test may stop a bot earlier (a restart) with ``start_bot
 
 from __future__ import annotations
 
+import asyncio
+import io
 import os
-from collections.abc import Sequence
+from collections.abc import Awaitable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -31,17 +33,31 @@ async def start_application(app: AnyApplication) -> AnyApplication:
     return app
 
 
+STOP_STEP_SECONDS = 30
+
+
+async def _step(what: str, awaitable: Awaitable[Any]) -> None:
+    """One shutdown step; a step that hangs fails the test with every task's stack, not CI's clock."""
+    try:
+        await asyncio.wait_for(awaitable, STOP_STEP_SECONDS)
+    except TimeoutError:
+        stacks = io.StringIO()
+        for task in asyncio.all_tasks():
+            task.print_stack(file=stacks)
+        raise AssertionError(f"stopping the bot hung in {what}; tasks:\n{stacks.getvalue()}") from None
+
+
 async def stop_application(app: AnyApplication) -> None:
     """Stop a started Application the way ``run_polling`` does on SIGTERM."""
     if app.updater is not None and app.updater.running:
-        await app.updater.stop()
+        await _step("updater.stop", app.updater.stop())
     if app.running:
-        await app.stop()
+        await _step("stop", app.stop())
         if app.post_stop is not None:
-            await app.post_stop(app)
-    await app.shutdown()
+            await _step("post_stop", app.post_stop(app))
+    await _step("shutdown", app.shutdown())
     if app.post_shutdown is not None:
-        await app.post_shutdown(app)
+        await _step("post_shutdown", app.post_shutdown(app))
 
 
 class BotFactory:
