@@ -22,6 +22,16 @@ async def open_lobby(telegram: FakeTelegram, creator: FakeUser, group: FakeChat)
     return await telegram.wait_for_bot_message(group, lambda m: "table #" in (m.text or ""))
 
 
+async def alone_at_a_table(telegram: FakeTelegram) -> tuple[FakeUser, FakeChat]:
+    """Alice opens a table in her group and starts it with three computer players."""
+    alice = telegram.user("Alice")
+    group = telegram.group("Friends", members=[alice], admins=[alice])
+    await alice.start()
+    lobby = await open_lobby(telegram, alice, group)
+    await (await alice.press(lobby, "Start")).answer()
+    return alice, group
+
+
 async def sit(telegram: FakeTelegram, lobby, *users: FakeUser) -> None:
     for user in users:
         await user.start()
@@ -112,11 +122,7 @@ async def test_a_player_who_never_started_the_bot_is_offered_the_start_me_link(
 
 async def test_a_restart_mid_hand_continues_the_same_hand(telegram: FakeTelegram, start_bot: BotFactory) -> None:
     app = await start_bot(**FAST)
-    alice = telegram.user("Alice")
-    group = telegram.group("Friends", members=[alice], admins=[alice])
-    await alice.start()
-    lobby = await open_lobby(telegram, alice, group)
-    await (await alice.press(lobby, "Start")).answer()
+    alice, group = await alone_at_a_table(telegram)
     player = HumanPlayer(telegram, alice)
     for _ in range(6):  # a few decisions into the hand
         await telegram.wait_for(lambda: hand_message(telegram, alice) and game_buttons(hand_message(telegram, alice)),
@@ -143,11 +149,7 @@ async def test_a_restart_mid_hand_continues_the_same_hand(telegram: FakeTelegram
 
 async def test_no_group_message_or_picture_shows_a_hidden_hand(telegram: FakeTelegram, start_bot: BotFactory) -> None:
     app = await start_bot(**FAST)
-    alice = telegram.user("Alice")
-    group = telegram.group("Friends", members=[alice], admins=[alice])
-    await alice.start()
-    lobby = await open_lobby(telegram, alice, group)
-    await (await alice.press(lobby, "Start")).answer()
+    alice, group = await alone_at_a_table(telegram)
     await play_until_over(telegram, group, [HumanPlayer(telegram, alice)])
     # Every photo the group ever got is a table or a card; the DM pictures never went there.
     dm_photos = {v.photo_file_id for m in telegram.all_bot_messages(alice) for v in m.versions if v.photo_file_id}
@@ -163,11 +165,7 @@ async def test_two_timeouts_hand_the_seat_to_the_computer_until_im_back(
     telegram: FakeTelegram, start_bot: BotFactory
 ) -> None:
     await start_bot(**FAST, XUEZHAN_DISCARD_SECONDS="1", XUEZHAN_CLAIM_SECONDS="1")
-    alice = telegram.user("Alice")
-    group = telegram.group("Friends", members=[alice], admins=[alice])
-    await alice.start()
-    lobby = await open_lobby(telegram, alice, group)
-    await (await alice.press(lobby, "Start")).answer()
+    alice, group = await alone_at_a_table(telegram)
     notice = await telegram.wait_for_bot_message(group, lambda m: "ran out of time" in (m.text or ""), timeout=15)
     assert "Alice" in notice.text
     dm = await telegram.wait_for(
@@ -237,11 +235,7 @@ async def test_next_hand_rotates_the_dealer_and_end_sums_up_the_session(
     telegram: FakeTelegram, start_bot: BotFactory
 ) -> None:
     app = await start_bot(**FAST)
-    alice = telegram.user("Alice")
-    group = telegram.group("Friends", members=[alice], admins=[alice])
-    await alice.start()
-    lobby = await open_lobby(telegram, alice, group)
-    await (await alice.press(lobby, "Start")).answer()
+    alice, group = await alone_at_a_table(telegram)
     player = HumanPlayer(telegram, alice)
     first = await play_until_over(telegram, group, [player])
     old_end = first.button("End").callback_data
