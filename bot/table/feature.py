@@ -7,7 +7,9 @@ short one.
 
 from __future__ import annotations
 
+import functools
 import logging
+from collections.abc import Awaitable, Callable
 
 from telegram import Update
 from telegram.constants import ChatType
@@ -114,15 +116,23 @@ async def group_texts(context: Context, chat_id: int) -> Translator:
     return translator(await chat_language(context, chat_id, ChatType.GROUP))
 
 
+Handler = Callable[[Update, Context], Awaitable[None]]
+
+
+def one_at_a_time_per_chat(handler: Handler) -> Handler:
+    """A chat's lobby changes run one after another (the Application handles updates concurrently)."""
+
+    @functools.wraps(handler)
+    async def serialised(update: Update, context: Context) -> None:
+        if update.effective_chat is not None:
+            async with tables(context).chat_lock(update.effective_chat.id):
+                await handler(update, context)
+
+    return serialised
+
+
+@one_at_a_time_per_chat
 async def new_game(update: Update, context: Context) -> None:
-    chat = update.effective_chat
-    if chat is None:
-        return
-    async with tables(context).chat_lock(chat.id):
-        await _new_game(update, context)
-
-
-async def _new_game(update: Update, context: Context) -> None:
     message, user, chat = update.effective_message, update.effective_user, update.effective_chat
     if message is None or user is None or chat is None:
         return
@@ -185,15 +195,8 @@ async def seat_user(context: Context, table: Table, user_id: int, name: str) -> 
     return await storage.set_seat(table.id, table.seats.index(None), player.id), ""
 
 
+@one_at_a_time_per_chat
 async def lobby_press(update: Update, context: Context) -> None:
-    chat = update.effective_chat
-    if chat is None:
-        return
-    async with tables(context).chat_lock(chat.id):
-        await _lobby_press(update, context)
-
-
-async def _lobby_press(update: Update, context: Context) -> None:
     query, user = update.callback_query, update.effective_user
     if query is None or user is None or query.data is None:
         return
@@ -266,18 +269,18 @@ async def start_table(update: Update, context: Context, table: Table, texts: Tra
     await tables(context).start_hand(table)
 
 
+@one_at_a_time_per_chat
 async def after_hand_press(update: Update, context: Context) -> None:
     """Next hand / End under a settlement card."""
-    query, chat = update.callback_query, update.effective_chat
-    if query is None or chat is None or query.data is None:
+    query = update.callback_query
+    if query is None or query.data is None:
         return
     texts = await texts_for(update, context)
     parsed = callbacks.parse_after_hand(query.data)
     if parsed is None:
         await query.answer(texts.t("That button is out of date."))
         return
-    async with tables(context).chat_lock(chat.id):
-        await after_hand(update, context, *parsed, texts)
+    await after_hand(update, context, *parsed, texts)
 
 
 async def after_hand(update: Update, context: Context, table_id: int, hand_id: int, verb: str,
