@@ -92,6 +92,10 @@ class GroupCommitter:
                     current = None
                     continue
                 await db.execute("SAVEPOINT unit")
+                if current.abandoned:  # its caller was cancelled while the savepoint opened
+                    await db.execute("RELEASE unit")
+                    current = None
+                    continue
                 current.granted.set_result(None)
                 error = await current.body_done
                 if error is not None:
