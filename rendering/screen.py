@@ -19,7 +19,7 @@ from rendering.models import TableView
 from rendering.table import WIDTH, render_table
 
 
-@lru_cache(maxsize=256)
+@lru_cache(maxsize=16)  # ~3 MB a picture: enough for the states being shown right now
 def shared_table(view: TableView) -> Image.Image:
     """The table picture, drawn once per state however many players (and the group) show it.
 
