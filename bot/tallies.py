@@ -13,7 +13,7 @@ import logging
 from collections.abc import Sequence
 from datetime import UTC, date, datetime
 from typing import Any
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from zoneinfo import ZoneInfo
 
 from telegram import MessageEntity, Update
 from telegram.constants import ChatType
@@ -262,8 +262,8 @@ async def timezone_command(update: Update, context: Context) -> None:
         return
     name = context.args[0]
     try:
-        ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
+        days.zone(name)
+    except days.CalendarError:
         await message.reply_text(texts.t("“{text}” is not a time zone I know: use an IANA name such as "
                                          "Asia/Shanghai or Europe/Berlin.", text=name))
         return

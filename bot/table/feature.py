@@ -25,7 +25,7 @@ from bot.table import callbacks
 from bot.table.lobby import lobby_keyboard, lobby_text
 from bot.table.presenter import TelegramPresenter
 from bot.table.runner import Limits, Refusal
-from bot.table.tables import JobQueueScheduler, Tables
+from bot.table.tables import JobQueueScheduler, Tables, table_languages
 from engine.rules import RuleSet
 from storage import NotFound
 from storage.models import HandStatus, Player, Table, TableStatus
@@ -53,17 +53,12 @@ async def on_start(app: AnyApplication) -> None:
     found = services(app)
     settings = found.settings
     assert app.job_queue is not None, "install python-telegram-bot[job-queue]"
-    holder: dict[str, Tables] = {}
-
-    async def languages(runner):  # type: ignore[no-untyped-def]
-        return await holder["tables"].languages(runner)
-
-    presenter = TelegramPresenter(app.bot, found.storage, languages,
-                                  group_interval=settings.group_update_seconds)
+    languages = functools.partial(table_languages, found.storage, settings.lang)
+    presenter = TelegramPresenter(app.bot, found.storage, languages, group_interval=settings.group_update_seconds)
     limits = Limits(settings.discard_seconds, settings.claim_seconds, settings.computer_delay)
-    holder["tables"] = Tables(found.storage, presenter, JobQueueScheduler(app.job_queue), limits, settings.lang)
-    app.bot_data[TABLES_KEY] = holder["tables"]
-    await holder["tables"].resume_all()
+    live = Tables(found.storage, presenter, JobQueueScheduler(app.job_queue), limits)
+    app.bot_data[TABLES_KEY] = live
+    await live.resume_all()
 
 
 async def on_stop(app: AnyApplication) -> None:

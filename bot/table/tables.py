@@ -46,30 +46,30 @@ class JobQueueScheduler:
             job.schedule_removal()
 
 
+async def table_languages(storage: Storage, default_language: str, runner: TableRunner) -> tuple[str, list[str]]:
+    """The group's language and each seat's (a person's own choice, else the group's)."""
+    chat = await storage.get_chat(runner.chat_id)
+    group = supported(chat.language) or default_language
+    seats = []
+    for player in runner.seats:
+        user = await storage.get_user(player.user_id) if player.user_id is not None else None
+        seats.append(supported(user.language if user else None) or group)
+    return group, seats
+
+
 class Tables:
     def __init__(self, storage: Storage, presenter: TelegramPresenter, scheduler: JobQueueScheduler,
-                 limits: Limits, default_language: str) -> None:
+                 limits: Limits) -> None:
         self.storage = storage
         self.presenter = presenter
         self.scheduler = scheduler
         self.limits = limits
-        self.default_language = default_language
         self.runners: dict[int, TableRunner] = {}
         self._chat_locks: dict[int, asyncio.Lock] = {}
 
     def chat_lock(self, chat_id: int) -> asyncio.Lock:
         """Serialises a chat's lobby changes (updates are handled concurrently)."""
         return self._chat_locks.setdefault(chat_id, asyncio.Lock())
-
-    async def languages(self, runner: TableRunner) -> tuple[str, list[str]]:
-        """The group's language and each seat's (a person's own choice, else the group's)."""
-        chat = await self.storage.get_chat(runner.chat_id)
-        group = supported(chat.language) or self.default_language
-        seats = []
-        for player in runner.seats:
-            user = await self.storage.get_user(player.user_id) if player.user_id is not None else None
-            seats.append(supported(user.language if user else None) or group)
-        return group, seats
 
     async def seat_players(self, seat_ids: tuple[int, ...]) -> list[SeatPlayer]:
         players = [await self.storage.get_player(pid) for pid in seat_ids]
