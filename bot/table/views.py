@@ -7,6 +7,7 @@ Pure functions from the game to text, ``InlineKeyboardMarkup`` and the frozen de
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
@@ -338,12 +339,24 @@ def payments(transfers: Sequence[Transfer], names: Sequence[str], texts: Transla
     )
 
 
+def public_win(win: Win, game: Game) -> Win:
+    """The win as the group may see it while the hand goes on.
+
+    In 血流成河 a winner keeps playing, so the concealed tiles stay hidden: the card shows the
+    winning tile and the (already public) melds only. A winner who is out of play, or any
+    winner once the hand is over, lays the hand open as the rules say.
+    """
+    if game.over or not game.in_play[win.seat] or win.hand.win_tile is None:
+        return win
+    return dataclasses.replace(win, hand=dataclasses.replace(win.hand, concealed=(win.hand.win_tile,)))
+
+
 def win_card(runner: TableRunner, wins: Sequence[Win], transfers: Sequence[Transfer], texts: Translator) -> ResultCard:
     names = [p.name for p in runner.seats]
     return ResultCard(
         title=texts.t("Hand {n}: a win", n=runner.hand.number) if len(wins) == 1
         else texts.t("Hand {n}: {count} winners on one discard", n=runner.hand.number, count=len(wins)),
-        wins=tuple(scored_win(w, names, texts, runner.rules.base) for w in wins),
+        wins=tuple(scored_win(public_win(w, runner.game), names, texts, runner.rules.base) for w in wins),
         payments=payments(transfers, names, texts),
         payments_heading=texts.t("Payments"),
         totals_heading=texts.t("This hand so far"),
