@@ -11,6 +11,7 @@
 'Asia/Shanghai'
 """
 
+from storage.factory import open_storage
 from storage.interface import (
     HandClosed,
     InvalidWrite,
@@ -42,7 +43,7 @@ from storage.models import (
     UnfinishedHand,
     User,
 )
-from storage.sqlite import SqliteStorage, open_storage
+from storage.sqlite import SqliteStorage
 
 __all__ = [
     "AppendOutcome",

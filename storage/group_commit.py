@@ -7,7 +7,9 @@ keeps taking units that arrived meanwhile (up to ``max_batch``), then commits on
 then tells each caller its unit is done. A caller therefore never returns before its write
 is durable, yet when 200 tables write at once they pay for a handful of fsyncs, not 200.
 
-With ``max_batch=1`` this is exactly one transaction per unit behind a lock.
+With ``max_batch=1`` this is exactly one transaction per unit behind a lock. ``begin`` is the
+statement that opens a batch: SQLite's ``BEGIN IMMEDIATE`` takes the write lock at once;
+PostgreSQL (:mod:`storage.postgres`) has plain ``BEGIN`` and locks rows as they are written.
 """
 
 from __future__ import annotations
@@ -40,11 +42,12 @@ def _failed(cause: BaseException) -> StorageError:
 
 
 class GroupCommitter:
-    def __init__(self, db: aiosqlite.Connection, max_batch: int = 256) -> None:
+    def __init__(self, db: aiosqlite.Connection, max_batch: int = 256, begin: str = "BEGIN IMMEDIATE") -> None:
         if max_batch < 1:
             raise ValueError("max_batch must be at least 1")
         self._db = db
         self._max_batch = max_batch
+        self._begin = begin
         self._queue: deque[_Unit] = deque()
         self._writer: asyncio.Task[None] | None = None
         self._closed = False
@@ -85,7 +88,7 @@ class GroupCommitter:
         done: list[tuple[_Unit, bool]] = []  # (unit, its body succeeded)
         current: _Unit | None = None
         try:
-            await db.execute("BEGIN IMMEDIATE")
+            await db.execute(self._begin)
             while self._queue and len(done) < self._max_batch:
                 current = self._queue.popleft()
                 if current.abandoned:

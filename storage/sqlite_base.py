@@ -144,8 +144,9 @@ class SqliteBase:
             deltas[payee] += amount
         await db.executemany(
             "INSERT INTO balances (chat_id, player_id, balance) VALUES (?, ?, ?) "
-            "ON CONFLICT (chat_id, player_id) DO UPDATE SET balance = balance + excluded.balance",
-            [(chat_id, player, delta) for player, delta in deltas.items()],
+            "ON CONFLICT (chat_id, player_id) DO UPDATE SET balance = balances.balance + excluded.balance",
+            # in player order, so that concurrent transactions (PostgreSQL) lock rows in one order
+            [(chat_id, player, delta) for player, delta in sorted(deltas.items())],
         )
 
     async def _ensure_user(self, db: aiosqlite.Connection, user_id: int) -> None:

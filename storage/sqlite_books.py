@@ -29,7 +29,7 @@ SELECT at / :step AS bucket, party, SUM(delta), COUNT(*) FROM (
     SELECT at, payee AS party, amount AS delta FROM ledger WHERE chat_id = :chat AND at >= :lo AND at < :hi
     UNION ALL
     SELECT at, payer, -amount FROM ledger WHERE chat_id = :chat AND at >= :lo AND at < :hi
-) GROUP BY bucket, party
+) AS sides GROUP BY bucket, party
 """
 
 # Everything append_action must know before writing, in one round trip to the SQLite thread.
@@ -79,7 +79,7 @@ class LedgerQueries(SqliteBase):
             "  SELECT payee AS party, amount AS delta FROM ledger WHERE chat_id = ? AND at >= ? AND at < ?"
             "  UNION ALL"
             "  SELECT payer, -amount FROM ledger WHERE chat_id = ? AND at >= ? AND at < ?"
-            " ) GROUP BY party"
+            " ) AS sides GROUP BY party"
             ") t JOIN players p ON p.id = t.party ORDER BY t.net DESC, p.name, p.id",
             window + window,
         )
@@ -223,7 +223,7 @@ class LedgerQueries(SqliteBase):
                 db,
                 "SELECT chat_id, party, SUM(delta) FROM ("
                 "SELECT chat_id, payee AS party, amount AS delta FROM ledger "
-                "UNION ALL SELECT chat_id, payer, -amount FROM ledger) GROUP BY chat_id, party",
+                "UNION ALL SELECT chat_id, payer, -amount FROM ledger) AS sides GROUP BY chat_id, party",
             ):
                 ledger_net[(chat_id, party)] = net
             cached = {(c, p): b for c, p, b in await self._all(db, "SELECT chat_id, player_id, balance FROM balances")}

@@ -1,0 +1,127 @@
+"""The PostgreSQL implementation of :class:`storage.interface.Storage` on asyncpg.
+
+It runs the very method bodies of the SQLite implementation (the feature mixins speak the SQL
+both databases share; :mod:`storage.pg_connection` translates placeholders and row values),
+so every rule of the data — sequence numbers, duplicates, seat transfers, voids, undos,
+``verify()`` — is written once. Units of work go through the same group commit
+(:mod:`storage.group_commit`) on one connection per process: each unit in a savepoint, units
+that arrive together in one transaction, a caller returns only once its unit is committed.
+
+Start-up applies the missing steps of :mod:`storage.schema_postgres` while holding a
+session advisory lock, so two workers started together on one database migrate it once:
+the second waits, then finds nothing left to do.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from functools import partial
+
+import asyncpg
+
+from storage import days
+from storage.group_commit import GroupCommitter
+from storage.interface import StorageError
+from storage.pg_connection import PgConnection
+from storage.schema import Migration
+from storage.schema_postgres import MIGRATIONS, VERSION_TABLE
+from storage.sqlite_base import Clock, now_utc
+from storage.sqlite_books import LedgerQueries
+from storage.sqlite_people import ChatsAndPlayers
+from storage.sqlite_play import TablesAndHands
+from storage.sqlite_scores import Scorekeeping
+
+# pg_advisory_lock key held while migrating ("xuezhan" in ASCII); advisory locks are per database.
+MIGRATION_LOCK = 0x7875657A68616E
+# SQLite's synchronous levels as PostgreSQL's synchronous_commit: NORMAL and OFF may lose the
+# latest commits in a power cut (never corrupt anything); a killed client loses nothing either way.
+_SYNCHRONOUS_COMMIT = {"FULL": "on", "EXTRA": "on", "NORMAL": "off", "OFF": "off"}
+
+
+async def open_postgres(
+    url: str,
+    *,
+    clock: Clock = now_utc,
+    synchronous: str = "FULL",
+    migrations: Sequence[Migration] = MIGRATIONS,
+    max_batch: int = 256,
+    default_language: str = "zh",
+    default_timezone: str = "Asia/Shanghai",
+) -> PostgresStorage:
+    """Connect to ``url`` (``postgresql://user:password@host:port/database``, or a socket
+    directory with ``?host=/path``) and bring the schema up to date; the options are
+    :func:`storage.sqlite.open_storage`'s."""
+    level = _SYNCHRONOUS_COMMIT.get(synchronous.upper())
+    if level is None:
+        raise StorageError(f"synchronous must be one of {', '.join(_SYNCHRONOUS_COMMIT)}, not {synchronous!r}")
+    connect: Callable[[], Awaitable[asyncpg.Connection]] = partial(
+        _connect, url, {"synchronous_commit": level, "timezone": "UTC"}
+    )
+    raw = await connect()
+    try:
+        await migrate(raw, migrations)
+    finally:
+        await raw.close()
+    db = await PgConnection.open(connect)
+    return PostgresStorage(db, clock, max_batch, (default_language, days.zone(default_timezone).key))
+
+
+async def _connect(url: str, settings: dict[str, str]) -> asyncpg.Connection:
+    try:
+        return await asyncpg.connect(url, server_settings=settings)
+    except (OSError, asyncpg.PostgresError, ValueError) as exc:
+        raise StorageError(f"cannot connect to PostgreSQL at {_without_password(url)}: {exc}") from exc
+
+
+def _without_password(url: str) -> str:
+    scheme, sep, rest = url.partition("://")
+    credentials, at, host = rest.rpartition("@")
+    if not at or ":" not in credentials:
+        return url
+    return f"{scheme}{sep}{credentials.split(':', 1)[0]}:***@{host}"
+
+
+async def migrate(conn: asyncpg.Connection, migrations: Sequence[Migration] = MIGRATIONS) -> int:
+    """Apply the missing steps, each with its version bump in one transaction; returns the version.
+
+    The whole check-and-apply holds ``pg_advisory_lock(MIGRATION_LOCK)``, so concurrent
+    start-ups take turns; a killed process's lock goes with its connection."""
+    await conn.execute("SELECT pg_advisory_lock($1)", MIGRATION_LOCK)
+    try:
+        await conn.execute(f"CREATE TABLE IF NOT EXISTS {VERSION_TABLE} (version INTEGER NOT NULL)")
+        version = await conn.fetchval(f"SELECT version FROM {VERSION_TABLE}")
+        if version is None:
+            version = 0
+            await conn.execute(f"INSERT INTO {VERSION_TABLE} (version) VALUES (0)")
+        if version > len(migrations):
+            raise StorageError(
+                f"database schema version {version} is newer than this program knows ({len(migrations)}); "
+                "upgrade xuezhan"
+            )
+        for number in range(version, len(migrations)):
+            async with conn.transaction():
+                for statement in migrations[number]:
+                    await conn.execute(statement)
+                await conn.execute(f"UPDATE {VERSION_TABLE} SET version = $1", number + 1)
+        return len(migrations)
+    finally:
+        await conn.execute("SELECT pg_advisory_unlock($1)", MIGRATION_LOCK)
+
+
+class PostgresStorage(ChatsAndPlayers, TablesAndHands, Scorekeeping, LedgerQueries):
+    """Chats, players, tables, hands, the action log and the ledger in a PostgreSQL database."""
+
+    def __init__(
+        self,
+        db: PgConnection,
+        clock: Clock = now_utc,
+        max_batch: int = 256,
+        chat_defaults: tuple[str, str] = ("zh", "Asia/Shanghai"),
+    ) -> None:
+        super().__init__(db, clock, max_batch, chat_defaults)  # type: ignore[arg-type]
+        self._committer = GroupCommitter(db, max_batch, begin="BEGIN")  # type: ignore[arg-type]
+
+    async def schema_version(self) -> int:
+        async with self._tx() as db:
+            (version,) = await self._one(db, f"SELECT version FROM {VERSION_TABLE}")
+        return int(version)
