@@ -27,7 +27,7 @@ from telegram.ext import Application, ApplicationBuilder, BaseRateLimiter, Callb
 from bot.feature import AnyApplication, Context, Feature
 from bot.i18n import DEFAULT_LANGUAGE, LANGUAGES, translator
 from bot.ratelimit import TelegramRateLimiter
-from bot.services import SERVICES_KEY, Services, services, texts_for
+from bot.services import HTTP_POOL_SIZE, HTTP_POOL_TIMEOUT, SERVICES_KEY, Services, services, texts_for
 from bot.settings import Settings
 from storage import open_storage
 
@@ -69,6 +69,8 @@ def build_application(
         .base_file_url(settings.file_url)
         .defaults(Defaults(tzinfo=ZoneInfo(settings.tz)))
         .rate_limiter(rate_limiter if rate_limiter is not None else TelegramRateLimiter())
+        .connection_pool_size(HTTP_POOL_SIZE)
+        .pool_timeout(HTTP_POOL_TIMEOUT)
         .post_init(_post_init)
         .post_stop(_post_stop)
         .post_shutdown(_post_shutdown)
