@@ -57,6 +57,7 @@ class Win:
     hand: DescribedHand
     score: Score
     group: int
+    as_discard: bool = False  # 点杠花 算点炮: a self-draw the kong's feeder pays once, as a discard win
 
     @property
     def self_drawn(self) -> bool:
@@ -70,6 +71,7 @@ class Win:
             "group": self.group,
             "hand": format_hand(self.hand),
             "score": self.score.to_dict(),
+            **({"as_discard": True} if self.as_discard else {}),
         }
 
 

@@ -29,7 +29,15 @@ from typing import Any
 from engine import analysis, settlement
 from engine.actions import SEATS, Action, ActionType, GameError
 from engine.events import EndReason, Event, EventType, Win, hand_from_dict, hand_to_dict
-from engine.rules import GameMode, KongFlowerPayer, RuleSet, SwapDirection
+from engine.rules import (
+    GameMode,
+    KongFlowerPayer,
+    NextDealer,
+    PassWinScope,
+    RuleSet,
+    SelfDrawBonus,
+    SwapDirection,
+)
 from engine.scoring import score
 from engine.settlement import FinalHand, KongKind, Transfer
 from engine.tiles import (
@@ -43,6 +51,7 @@ from engine.tiles import (
     Suit,
     Tile,
     counts_of,
+    suits_in,
     tile_name,
     tiles_of,
 )
@@ -50,7 +59,7 @@ from engine.tiles import (
 HAND_SIZE = 13
 WALL_TILES = NUM_KINDS * COPIES
 DEALT_TILES = HAND_SIZE * SEATS + 1
-FORCED_WIN_TILES = 4  # "last four tiles" (RULES.md §3)
+FORCED_WIN_TILES = 4  # "last four tiles" (RULES.md §3): four or fewer left before the draw
 STATE_VERSION = 1
 
 
@@ -126,6 +135,7 @@ class Window:
     after_kong: int | None = None  # index into Game.kongs: the discard follows that kong (杠上炮)
     earthly: bool = False  # the dealer's first discard, before any pung or kong (地胡)
     last_tile: bool = False  # the discard is the last wall tile itself (海底)
+    last_four: bool = False  # the tile offered is one of the last four of the wall (RULES.md §3)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -138,6 +148,7 @@ class Window:
             "after_kong": self.after_kong,
             "earthly": self.earthly,
             "last_tile": self.last_tile,
+            "last_four": self.last_four,
         }
 
     @classmethod
@@ -152,6 +163,7 @@ class Window:
             d["after_kong"],
             d["earthly"],
             d["last_tile"],
+            d.get("last_four", False),
         )
 
 
@@ -305,7 +317,9 @@ class Game:
         self.rules = rules
         self.seed = seed
         self.dealer = dealer
-        self.direction = rng.choice(list(SwapDirection))
+        self.direction = rng.choice(list(SwapDirection))  # drawn even when fixed: seeds keep their walls
+        if rules.swap_direction is not None:
+            self.direction = rules.swap_direction
         self.hands: list[list[int]] = [[0] * NUM_KINDS for _ in range(SEATS)]
         self.dealt: list[list[Tile]] = [[] for _ in range(SEATS)]
         pos = 0
@@ -324,7 +338,7 @@ class Game:
         self.swapped = False
         self.voids: list[Suit | None] = [None] * SEATS
         self.in_play = [True] * SEATS
-        self.phase = Phase.SWAP if rules.swap_three else Phase.VOID
+        self.phase = Phase.SWAP
         self.current: int | None = None
         self.turn_kind: TurnKind | None = None
         self.drawn: Tile | None = self.dealt[dealer][-1]
@@ -332,6 +346,7 @@ class Game:
         self.turn_kong: int | None = None
         self.window: Window | None = None
         self.passed: list[int | None] = [None] * SEATS  # 过水: best win declined since own draw
+        self.passed_tiles: list[list[Tile]] = [[] for _ in range(SEATS)]  # 过水: tiles declined since
         self.draw_counts = [0] * SEATS
         self.discards_made = 0
         self.melds_made = False
@@ -341,6 +356,8 @@ class Game:
         self.end: EndReason | None = None
         self.actions: list[Action] = []
         self._legal: dict[int, list[Action]] = {}
+        if not rules.swap_three:
+            self._after_swap()
 
     # --- queries ------------------------------------------------------------------------
 
@@ -404,15 +421,20 @@ class Game:
         return list(cached)
 
     def next_dealer(self) -> int:
-        """RULES.md §1: the first winner; the discarder after a multiple win; else the dealer stays."""
+        """RULES.md §1 and §7: by default the first winner, the discarder after a multiple win,
+        the same dealer when nobody won; or the next seat always; or the first win's discarder
+        (its winner when it was self-drawn; the dealer stays when nobody won)."""
         if not self.over:
             raise GameError("hand_not_over", "the next dealer is known only when the hand is over")
+        setting = self.rules.next_dealer
+        if setting is NextDealer.ROTATE:
+            return (self.dealer + 1) % SEATS
         if not self.wins:
             return self.dealer
         first = [w for w in self.wins if w.group == self.wins[0].group]
-        if len(first) > 1:
-            assert first[0].from_seat is not None
-            return first[0].from_seat
+        discarder = first[0].from_seat
+        if discarder is not None and (len(first) > 1 or setting is NextDealer.DISCARDER):
+            return discarder
         return first[0].seat
 
     def deal_events(self) -> list[Event]:
@@ -537,8 +559,21 @@ class Game:
         void = self.voids[seat]
         return void is not None and any(self.hands[seat][void * 9 : void * 9 + 9])
 
-    def _forced_win(self) -> bool:
-        return self.rules.forced_last_four and len(self.wall) <= FORCED_WIN_TILES
+    def _drawn_in_last_four(self) -> bool:
+        """Whether this turn's drawn tile is one of the last four: four or fewer tiles were left
+        in the wall before it was drawn, i.e. at most three are left now (RULES.md §3)."""
+        drew = self.turn_kind in (TurnKind.DRAW, TurnKind.REPLACEMENT)
+        return drew and self.drawn is not None and len(self.wall) < FORCED_WIN_TILES
+
+    def _can_win(self, seat: int, counts: list[int]) -> bool:
+        """A complete hand the seat may win with: no void tile (定缺) or, with voids undeclared
+        (不定张), at most two suits in the whole hand."""
+        if self._holds_void(seat) or not analysis.is_win(counts, self.melds[seat]):
+            return False
+        if self.rules.declare_void:
+            return True
+        held = [t for t in ALL_TILES if counts[t]] + [m.tile for m in self.melds[seat]]
+        return len(suits_in(held)) <= 2
 
     def _turn_options(self, seat: int) -> list[Action]:
         counts = self.hands[seat]
@@ -547,9 +582,9 @@ class Game:
         out: list[Action] = []
         if self.turn_kind is not TurnKind.CLAIM:
             assert self.drawn is not None
-            if not holds_void and analysis.is_win(counts, self.melds[seat]):
+            if self._can_win(seat, counts):
                 win = Action.win(seat, self.drawn)
-                if self._forced_win():
+                if self.rules.last_four.on_draws and self._drawn_in_last_four():
                     return [win]
                 out.append(win)
             if self.wall:
@@ -565,7 +600,9 @@ class Game:
 
     def _open_window(self, tile: Tile, from_seat: int, rob: bool, **context: Any) -> Window:
         """Who may claim ``tile``: each seat still in that can win, pung or kong it."""
-        window = Window(rob, tile, from_seat, {}, {}, **context)
+        last_four = tile == self.drawn and self._drawn_in_last_four()
+        window = Window(rob, tile, from_seat, {}, {}, last_four=last_four, **context)
+        forced = last_four and self.rules.last_four.on_discards
         for seat in self._seats_after(from_seat):
             if not self.in_play[seat]:
                 continue
@@ -574,14 +611,13 @@ class Game:
             options: list[Action] = []
             if not void_tile and _touches(counts, tile) and not self._holds_void(seat):
                 counts[tile] += 1
-                can_win = analysis.is_win(counts, self.melds[seat])
+                can_win = self._can_win(seat, counts)
                 counts[tile] -= 1
                 if can_win:
                     value = score(self._claim_hand(seat, window), self.rules).uncapped_multiplier
-                    barred = self.rules.pass_win_rule and self.passed[seat] is not None
-                    if not barred or value > (self.passed[seat] or 0):
+                    if not self._barred(seat, window, value):
                         window.values[seat] = value
-                        if self._forced_win():
+                        if forced:
                             window.options[seat] = [Action.win(seat, tile)]
                             continue
                         options.append(Action.win(seat, tile))
@@ -594,8 +630,31 @@ class Game:
                 window.options[seat] = [*options, Action.pass_(seat)]
         return window
 
+    def _barred(self, seat: int, window: Window, value: int) -> bool:
+        """过水不胡 (RULES.md §3, §7): a seat that declined a win since its last draw may not win
+        on a discard unless it is worth strictly more (or, by the same-tile setting, may not win
+        on the tile it declined); a seat under the bar may not rob a kong at all."""
+        scope = self.rules.pass_win_scope
+        if scope is PassWinScope.OFF:
+            return False
+        if scope is PassWinScope.SAME_TILE:
+            return window.tile in self.passed_tiles[seat]
+        passed = self.passed[seat]
+        if passed is None:
+            return False
+        return window.rob or value <= passed
+
+    def _last_copy(self, tile: Tile, offered: bool) -> bool:
+        """绝张: the other three copies of ``tile`` lie in rivers or melds (an ``offered`` discard
+        is itself in a river and does not count)."""
+        visible = sum(r.count(tile) for r in self.rivers) - (1 if offered else 0)
+        visible += sum(m.size for ms in self.melds for m in ms if m.tile == tile)
+        return visible >= COPIES - 1
+
     def _claim_hand(self, seat: int, window: Window) -> DescribedHand:
         situations: set[Situation] = set()
+        if self.rules.last_copy_bonus and self._last_copy(window.tile, offered=not window.rob):
+            situations.add(Situation.LAST_COPY)
         if window.rob:
             situations.add(Situation.ROBBING_KONG)
         if window.after_kong is not None:
@@ -642,7 +701,19 @@ class Game:
                 # The dealer's "drawn" tile (their 14th) was passed on; the last one received replaces it.
                 self.drawn = tiles[-1]
         self.swapped = True
-        self.phase = Phase.VOID
+        self._after_swap()
+
+    def _after_swap(self) -> None:
+        """定缺 next, or with voids undeclared (不定张) straight to the dealer's first turn."""
+        if self.rules.declare_void:
+            self.phase = Phase.VOID
+        else:
+            self._begin_play()
+
+    def _begin_play(self) -> None:
+        self.phase = Phase.PLAY
+        self.current = self.dealer
+        self.turn_kind = TurnKind.DEAL
 
     def _choose_void(self, action: Action, events: list[Event]) -> None:
         self.voids[action.seat] = action.suit
@@ -650,9 +721,7 @@ class Game:
         if any(v is None for v in self.voids):
             return
         events += [Event(EventType.VOID_REVEALED, seat=s, suit=self.voids[s]) for s in range(SEATS)]
-        self.phase = Phase.PLAY
-        self.current = self.dealer
-        self.turn_kind = TurnKind.DEAL
+        self._begin_play()
 
     def _play_turn(self, action: Action, events: list[Event]) -> None:
         seat, tile = action.seat, action.tile
@@ -708,10 +777,11 @@ class Game:
             for s in order
             if window.decisions[s].type is ActionType.PASS
         ]
-        if self.rules.pass_win_rule:
+        if self.rules.pass_win_scope is not PassWinScope.OFF:
             for s in order:
                 if s in window.values and s not in winners:
                     self.passed[s] = max(self.passed[s] or 0, window.values[s])
+                    self.passed_tiles[s].append(window.tile)
         tile, discarder = window.tile, window.from_seat
         if winners:
             if window.rob:
@@ -725,7 +795,7 @@ class Game:
                 self.wins.append(win)
                 events.append(Event(EventType.WON, seat=s, tile=tile, from_seat=discarder, win=win))
                 self._pay(settlement.win_by_discard(s, discarder, sc, self.rules, robbing=window.rob), events)
-            if window.after_kong is not None:
+            if window.after_kong is not None and self.rules.kong_cannon_transfer:
                 kong = self.kongs[window.after_kong]
                 kong.forwarded = True
                 self._pay(settlement.call_transfer(discarder, winners, kong.collected), events)
@@ -771,6 +841,7 @@ class Game:
         self.drawn = tile
         self.turn_draws.append(tile)
         self.passed[seat] = None
+        self.passed_tiles[seat] = []
         events.append(Event(EventType.DREW, seat=seat, tile=tile, replacement=replacement, private=True))
 
     def _make_kong(
@@ -818,15 +889,17 @@ class Game:
             and not self.melds_made
         ):
             situations.add(Situation.EARTHLY)
+        if self.rules.last_copy_bonus and self._last_copy(tile, offered=False):
+            situations.add(Situation.LAST_COPY)
         hand = DescribedHand(tuple(self.hand(seat)), tuple(self.melds[seat]), tile, frozenset(situations))
-        sc = score(hand, self.rules)
         payers = [s for s in range(SEATS) if s != seat and self.in_play[s]]
         feeder = None
-        contract = self.rules.kong_flower_payer is KongFlowerPayer.FEEDER
-        if Situation.KONG_REPLACEMENT in situations and contract:
+        if Situation.KONG_REPLACEMENT in situations and self.rules.kong_flower_payer is not KongFlowerPayer.EVERYONE:
             assert self.turn_kong is not None
             feeder = self.kongs[self.turn_kong].fed_by
-        win = Win(seat, tile, None, hand, sc, self._next_group())
+        as_discard = feeder is not None and self.rules.kong_flower_payer is KongFlowerPayer.FEEDER_ONCE
+        sc = score(hand, _discard_rules(self.rules) if as_discard else self.rules)
+        win = Win(seat, tile, None, hand, sc, self._next_group(), as_discard)
         self.wins.append(win)
         self.hands[seat][tile] -= 1
         self.won_tiles[seat].append(tile)
@@ -928,13 +1001,14 @@ class Game:
             "turn_kong": self.turn_kong,
             "window": self.window.to_dict() if self.window else None,
             "passed": self.passed,
+            "passed_tiles": self.passed_tiles,
             "draw_counts": self.draw_counts,
             "discards_made": self.discards_made,
             "melds_made": self.melds_made,
             "kongs": [k.to_dict() for k in self.kongs],
             "wins": [
                 {"seat": w.seat, "tile": w.tile, "from_seat": w.from_seat, "group": w.group,
-                 "hand": hand_to_dict(w.hand)}
+                 "hand": hand_to_dict(w.hand), "as_discard": w.as_discard}
                 for w in self.wins
             ],
             "transfers": [t.to_dict() for t in self.transfers],
@@ -984,6 +1058,7 @@ class Game:
         g.turn_kong = d["turn_kong"]
         g.window = Window.from_dict(d["window"]) if d["window"] else None
         g.passed = list(d["passed"])
+        g.passed_tiles = [list(p) for p in d.get("passed_tiles", [[] for _ in range(SEATS)])]
         g.draw_counts = list(d["draw_counts"])
         g.discards_made = d["discards_made"]
         g.melds_made = d["melds_made"]
@@ -991,7 +1066,9 @@ class Game:
         g.wins = []
         for w in d["wins"]:
             hand = hand_from_dict(w["hand"])
-            g.wins.append(Win(w["seat"], w["tile"], w["from_seat"], hand, score(hand, g.rules), w["group"]))
+            as_discard = w.get("as_discard", False)
+            sc = score(hand, _discard_rules(g.rules) if as_discard else g.rules)
+            g.wins.append(Win(w["seat"], w["tile"], w["from_seat"], hand, sc, w["group"], as_discard))
         g.transfers = [Transfer.from_dict(t) for t in d["transfers"]]
         g.end = EndReason(d["end"]) if d["end"] else None
         g.actions = [Action.from_dict(a) for a in d["actions"]]
@@ -1005,3 +1082,9 @@ class Game:
         except json.JSONDecodeError as exc:
             raise GameError("bad_state", f"not JSON: {exc}") from None
         return cls.from_dict(data)
+
+
+def _discard_rules(rules: RuleSet) -> RuleSet:
+    """The rules that value a self-drawn win charged to one seat as a discard win (点杠花 算点炮):
+    no self-draw extra, neither 加底 nor 加番."""
+    return rules.with_changes(self_draw=SelfDrawBonus.NONE)

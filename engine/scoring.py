@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from engine import analysis
-from engine.rules import RuleSet, SelfDrawBonus
+from engine.rules import UNCAPPED_HEAVENLY_VALUE, RuleSet, SelfDrawBonus
 from engine.tiles import (
     ALL_TILES,
     COPIES,
@@ -127,6 +127,27 @@ _PREDICATES: dict[Pattern, Callable[[Reading], bool]] = {
     Pattern.EIGHTEEN_ARHATS: lambda r: r.golden_single_wait and all(m.is_kong for m in r.melds),
 }
 _TABLE_ORDER = {p: i for i, p in enumerate(Pattern)}
+_GOLDEN_AND_FLUSH_TERMINALS = frozenset(
+    {Pattern.GOLDEN_SINGLE_WAIT, Pattern.FLUSH_GOLDEN_SINGLE_WAIT, Pattern.GOLDEN_SINGLE_WAIT_258,
+     Pattern.FLUSH_TERMINALS}
+)
+_2_5_8 = frozenset({Pattern.ALL_PUNGS_258, Pattern.GOLDEN_SINGLE_WAIT_258})
+
+
+def pattern_value(pattern: Pattern, rules: RuleSet) -> int | None:
+    """A base pattern's 倍 under a table's house rules (RULES.md §7), or None when switched off.
+
+    将对 is worth 8, 16 or nothing; with 将对 off its golden-wait form 将金钩钓 goes too (both
+    pay for the 2-5-8 shape). With 金钩钓/清带幺 off, 金钩钓 and its flush and 2-5-8 forms and
+    清带幺 go; 十八罗汉 stays, being its own pattern. A hand is then valued without them.
+    """
+    if pattern in _2_5_8 and rules.all_pungs_258 is None:
+        return None
+    if pattern in _GOLDEN_AND_FLUSH_TERMINALS and not rules.golden_and_flush_terminals:
+        return None
+    if pattern is Pattern.ALL_PUNGS_258 and rules.all_pungs_258 is not None:
+        return rules.all_pungs_258
+    return pattern.multiplier
 
 
 class Bonus(Enum):
@@ -136,6 +157,7 @@ class Bonus(Enum):
     KONG_CANNON = ("杠上炮", "win on the discard after a kong")
     ROBBING_KONG = ("抢杠胡", "robbing a kong")
     LAST_TILE = ("海底", "last tile")
+    LAST_COPY = ("绝张", "last unseen copy")
     CONCEALED_HAND = ("门清", "concealed hand")
     NO_TERMINALS = ("中张", "no ones or nines")
     SELF_DRAW_DOUBLE = ("自摸加番", "self-draw doubles")
@@ -166,6 +188,7 @@ class Score:
     hand: DescribedHand
     reading: Reading
     pattern: Pattern
+    pattern_value: int  # the pattern's 倍 under the table's rules (将对 may be worth 16)
     roots: int
     bonuses: tuple[Bonus, ...]
     uncapped_multiplier: int
@@ -181,7 +204,7 @@ class Score:
     def lines(self, lang: str = "zh") -> list[str]:
         """The explanation a result card shows, one doubling per line."""
         zh = lang == "zh"
-        out = [f"{self.pattern.name_in(lang)} ×{self.pattern.multiplier}"]
+        out = [f"{self.pattern.name_in(lang)} ×{self.pattern_value}"]
         if self.pattern.included_roots:
             n = self.pattern.included_roots
             out[0] += f"（含{n}根）" if zh else f" ({n} root{'s' if n > 1 else ''} included)"
@@ -191,7 +214,7 @@ class Score:
             if bonus.doubles:
                 out.append(f"{bonus.name_in(lang)} ×2")
             else:
-                floor = self.uncapped_multiplier
+                floor = self.cap if self.cap is not None else UNCAPPED_HEAVENLY_VALUE
                 out.append(f"{bonus.name_in(lang)} → {'至少' if zh else 'at least'} {floor}")
         if self.capped:
             out.append(f"{'封顶' if zh else 'cap'} {self.cap}")
@@ -242,12 +265,13 @@ def _bonuses(hand: DescribedHand, rules: RuleSet) -> list[Bonus]:
         bonuses.append(Bonus.ROBBING_KONG)
     if Situation.LAST_TILE in situations and rules.last_tile_bonus:
         bonuses.append(Bonus.LAST_TILE)
+    if Situation.LAST_COPY in situations and rules.last_copy_bonus:
+        bonuses.append(Bonus.LAST_COPY)
     if rules.concealed_hand_bonus and not any(m.is_exposed for m in hand.melds):
         bonuses.append(Bonus.CONCEALED_HAND)
     if rules.no_terminals_bonus and all(rank_of(t) not in (1, 9) for t in hand.all_tiles()):
         bonuses.append(Bonus.NO_TERMINALS)
-    heavenly = Situation.HEAVENLY in situations or Situation.EARTHLY in situations
-    if rules.self_draw is SelfDrawBonus.DOUBLE and hand.self_drawn and not heavenly:
+    if rules.self_draw is SelfDrawBonus.DOUBLE and hand.self_drawn:
         bonuses.append(Bonus.SELF_DRAW_DOUBLE)
     if Situation.HEAVENLY in situations:
         bonuses.append(Bonus.HEAVENLY)
@@ -270,22 +294,25 @@ def score(hand: DescribedHand, rules: RuleSet) -> Score:
             shanten=analysis.shanten(counts, len(hand.melds)),
         )
     best: tuple[int, int, int] | None = None
-    chosen: tuple[Reading, Pattern] | None = None
+    chosen: tuple[Reading, Pattern, int] | None = None
     for reading in all_readings:
         for pattern, applies in _PREDICATES.items():
-            if not applies(reading):
+            value = pattern_value(pattern, rules)
+            if value is None or not applies(reading):
                 continue
             doubling_roots = reading.root_count - pattern.included_roots
-            key = (pattern.multiplier << doubling_roots, pattern.multiplier, _TABLE_ORDER[pattern])
+            key = (value << doubling_roots, value, _TABLE_ORDER[pattern])
             if best is None or key > best:
-                best, chosen = key, (reading, pattern)
+                best, chosen = key, (reading, pattern, value)
     assert chosen is not None
-    reading, pattern = chosen
+    reading, pattern, value = chosen
     roots = reading.root_count - pattern.included_roots
     bonuses = _bonuses(hand, rules)
     doublings = roots + sum(1 for b in bonuses if b.doubles)
-    uncapped = pattern.multiplier << doublings
+    uncapped = value << doublings
     if Bonus.HEAVENLY in bonuses or Bonus.EARTHLY in bonuses:
+        # The floor is not doubled, but the hand's own value keeps every doubling (自摸加番
+        # included), so marking a win 天胡/地胡 never lowers it (RULES.md §5).
         uncapped = max(uncapped, rules.heavenly_value)
     multiplier = uncapped if rules.cap is None else min(uncapped, rules.cap)
     extra = 1 if hand.self_drawn and rules.self_draw is SelfDrawBonus.ADD_BASE else 0
@@ -293,6 +320,7 @@ def score(hand: DescribedHand, rules: RuleSet) -> Score:
         hand=hand,
         reading=reading,
         pattern=pattern,
+        pattern_value=value,
         roots=roots,
         bonuses=tuple(bonuses),
         uncapped_multiplier=uncapped,

@@ -17,7 +17,7 @@ from enum import Enum
 from typing import Any
 
 from engine import analysis
-from engine.rules import DirectKongPayment, RuleSet
+from engine.rules import DirectKongPayment, KongFlowerPayer, RuleSet
 from engine.scoring import Score, best_wait_value
 from engine.tiles import COPIES, Meld, Suit, Tile, counts_of, suits_in, tile_name
 
@@ -122,8 +122,12 @@ def win_by_discard(
 def win_by_self_draw(
     winner: int, payers: Sequence[int], score: Score, rules: RuleSet, feeder: int | None = None
 ) -> list[Transfer]:
-    """自摸: each player still in pays; with 点杠花 承包 the ``feeder`` pays all their shares alone."""
+    """自摸: each player still in pays. With 点杠花 承包 the ``feeder`` of the kong pays all the
+    shares alone; with 算点炮 the feeder pays once, as for a discard win: the value without the
+    加底 extra (the caller values the hand without 自摸加番)."""
     amount = score.payment_per_payer * rules.base
+    if feeder is not None and rules.kong_flower_payer is KongFlowerPayer.FEEDER_ONCE:
+        return _pay(feeder, winner, score.multiplier * rules.base, TransferReason.WIN_DISCARD)
     if feeder is not None:
         return _pay(feeder, winner, amount * len(payers), TransferReason.SELF_DRAW)
     return [t for p in payers for t in _pay(p, winner, amount, TransferReason.SELF_DRAW)]

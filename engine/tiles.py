@@ -161,6 +161,7 @@ class Situation(Enum):
     LAST_TILE = "haidi"  # 海底
     HEAVENLY = "tianhu"  # 天胡 (dealer's self-draw on the deal)
     EARTHLY = "dihu"  # 地胡
+    LAST_COPY = "juezhang"  # 绝张: the other three copies are visible in rivers or melds
 
     @property
     def zh(self) -> str:
@@ -175,6 +176,7 @@ _SITUATION_ZH = {
     Situation.LAST_TILE: "海底",
     Situation.HEAVENLY: "天胡",
     Situation.EARTHLY: "地胡",
+    Situation.LAST_COPY: "绝张",
 }
 _SITUATION_WORDS: dict[str, Situation] = {s.value: s for s in Situation}
 _SITUATION_WORDS.update({zh: s for s, zh in _SITUATION_ZH.items()})
@@ -185,6 +187,7 @@ _SITUATION_WORDS.update(
         "槓上炮": Situation.AFTER_KONG_DISCARD,
         "搶槓": Situation.ROBBING_KONG,
         "海底捞月": Situation.LAST_TILE,
+        "絕張": Situation.LAST_COPY,
         "selfdraw": Situation.SELF_DRAW,
         "tsumo": Situation.SELF_DRAW,
     }
@@ -301,6 +304,28 @@ def sort_tiles(tiles: Iterable[Tile]) -> list[Tile]:
 
 def parse_hand(text: str) -> DescribedHand:
     """Parse the full notation: tiles, ``[melds]``, ``(concealed kongs)``, ``+win``, words."""
+    return _parse_hand(text)[0]
+
+
+def parse_typed_hand(text: str, expected_count: int = 14) -> tuple[DescribedHand, bool]:
+    """``parse_hand`` for people: a ``+tile`` also written among the tiles marks that tile.
+
+    Players often write all 14 tiles and then mark the winning one ("…22p +2p"), which reads
+    as 15. When the count is exactly one too many and the marked tile is also among the
+    concealed tiles, the extra copy is dropped; the second value says so, so the answer can
+    tell the player how their hand was read.
+    """
+    hand, marked = _parse_hand(text)
+    win = hand.win_tile
+    if not marked or win is None or hand.tile_count != expected_count + 1 or hand.concealed.count(win) < 2:
+        return hand, False
+    concealed = list(hand.concealed)
+    concealed.remove(win)
+    return DescribedHand(tuple(concealed), hand.melds, win, hand.situations), True
+
+
+def _parse_hand(text: str) -> tuple[DescribedHand, bool]:
+    """The hand, and whether its winning tile was marked with ``+`` (else it is the last tile)."""
     if not text or not text.strip():
         raise HandError("parse", "the hand is empty", position=1)
     reader = _Reader(text)
@@ -329,6 +354,7 @@ def parse_hand(text: str) -> DescribedHand:
             win_tile = group[0]
         else:
             situations.add(_parse_word(reader))
+    marked = win_tile is not None
     if win_tile is not None:
         concealed.append(win_tile)
     elif concealed:
@@ -336,7 +362,7 @@ def parse_hand(text: str) -> DescribedHand:
     for s in list(situations):
         if s in _IMPLIED:
             situations.add(_IMPLIED[s])
-    return DescribedHand(tuple(sorted(concealed)), tuple(melds), win_tile, frozenset(situations))
+    return DescribedHand(tuple(sorted(concealed)), tuple(melds), win_tile, frozenset(situations)), marked
 
 
 def _parse_meld(reader: _Reader) -> Meld:

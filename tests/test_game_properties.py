@@ -18,7 +18,7 @@ from test_game_helpers import greedy_action
 from engine.actions import Action, ActionType, GameError
 from engine.events import EventType
 from engine.game import Game, Phase
-from engine.rules import DirectKongPayment, GameMode, KongFlowerPayer, RuleSet, SelfDrawBonus
+from engine.rules import SETTING_VALUES, RuleSet
 from engine.settlement import TransferReason as R
 from engine.tiles import ALL_TILES
 
@@ -193,22 +193,8 @@ def test_wins_are_paid_their_score_and_players_who_left_never_pay(preset: str) -
 @settings(max_examples=30, deadline=None)
 @given(data=st.data())
 def test_any_combination_of_settings_plays_to_a_zero_sum_end(data: st.DataObject) -> None:
-    rules = RuleSet(
-        mode=data.draw(st.sampled_from(list(GameMode))),
-        swap_three=data.draw(st.booleans()),
-        pass_win_rule=data.draw(st.booleans()),
-        forced_last_four=data.draw(st.booleans()),
-        cap=data.draw(st.sampled_from([8, 16, 32, 64, None])),
-        self_draw=data.draw(st.sampled_from(list(SelfDrawBonus))),
-        kong_flower_payer=data.draw(st.sampled_from(list(KongFlowerPayer))),
-        direct_kong_payment=data.draw(st.sampled_from(list(DirectKongPayment))),
-        delayed_added_kong_pays=data.draw(st.booleans()),
-        flower_pig_pays_cap=data.draw(st.booleans()),
-        flower_pig_pays_winners=data.draw(st.booleans()),
-        not_ready_pays_lowest=data.draw(st.booleans()),
-        dead_wait_counts_as_ready=data.draw(st.booleans()),
-        base=data.draw(st.integers(1, 10)),
-    )
+    settings_drawn = {key: data.draw(st.sampled_from(values), label=key) for key, values in SETTING_VALUES.items()}
+    rules = RuleSet(**settings_drawn, base=data.draw(st.integers(1, 10)))
     seed = data.draw(st.integers(0, 2**32))
     rng = random.Random(seed)
     game = Game(rules, seed, seed % 4)

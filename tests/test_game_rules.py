@@ -14,7 +14,15 @@ from test_game_helpers import DUMMY, NO_SWAP, act, greedy_action, options, run_o
 from engine.actions import Action, ActionType, GameError
 from engine.events import EndReason, EventType
 from engine.game import Game, Phase, arranged_wall
-from engine.rules import DirectKongPayment, GameMode, KongFlowerPayer, RuleSet
+from engine.rules import (
+    DirectKongPayment,
+    FlowerPigPenalty,
+    GameMode,
+    KongFlowerPayer,
+    LastFour,
+    PassWinScope,
+    RuleSet,
+)
 from engine.scoring import Bonus
 from engine.settlement import KongKind, Transfer, TransferReason
 from engine.tiles import MeldKind, Situation, Suit, parse_tile, parse_tiles
@@ -336,7 +344,7 @@ def test_a_passed_win_bars_discard_wins_until_the_next_draw_unless_worth_more() 
 
 
 def test_without_the_pass_rule_a_passed_win_can_be_taken_later() -> None:
-    g = table(PASSER, draws="3s2m5m", voids="mpmm", rules=NO_SWAP.with_changes(pass_win_rule=False))
+    g = table(PASSER, draws="3s2m5m", voids="mpmm", rules=NO_SWAP.with_changes(pass_win_scope=PassWinScope.OFF))
     act(g, 0, "discard", "9s")
     act(g, 1, "discard", "3s")
     act(g, 2, "discard", "2m")
@@ -379,7 +387,7 @@ LATE_DEALER, LATE_OTHER, LATE_WAITER = "147m258m369m4679s3s", "147m258m369m3689s
 
 @pytest.mark.parametrize("forced", [True, False])
 def test_a_seat_that_can_win_in_the_last_four_tiles_must(forced: bool) -> None:
-    rules = NO_SWAP.with_changes(forced_last_four=forced)
+    rules = NO_SWAP.with_changes(last_four=LastFour.DRAWS_AND_DISCARDS if forced else LastFour.OFF)
     # Seat 1's 14th draw (normal draw 52) brings its 5s and leaves 2 tiles in the wall.
     g = _late_table([LATE_DEALER, LATE_WAITER, LATE_OTHER, DUMMY], 52, "5s", "pmpm", rules)
     while not (g.current == 1 and g.drawn == parse_tile("5s")):
@@ -571,7 +579,7 @@ def test_empty_wall_checks_flower_pig_not_ready_and_tax_refund_in_order() -> Non
 
 
 def test_flower_pig_pays_the_cap_when_set() -> None:
-    g = _wall_end_table(NO_SWAP.with_changes(flower_pig_pays_cap=True, cap=32))
+    g = _wall_end_table(NO_SWAP.with_changes(flower_pig_pays=FlowerPigPenalty.CAP, cap=32))
     events = run_out(g)
     assert {t.amount for t in transfers(events) if t.reason is R.FLOWER_PIG} == {32}
 

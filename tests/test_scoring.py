@@ -141,10 +141,21 @@ def test_heavenly_win_is_worth_the_cap_or_more() -> None:
     assert bigger.multiplier == 64  # 清龙七对 with a second root
 
 
-def test_heavenly_is_not_doubled_again_by_self_draw_double() -> None:
+def test_heavenly_floor_is_not_doubled_by_self_draw_double() -> None:
+    # 平胡 1 × 2 (加番) = 2 is below the floor; the floor (32 uncapped) is not doubled.
     s = value(PLAIN_HAND + " tianhu", RuleSet(self_draw=SelfDrawBonus.DOUBLE, cap=None))
     assert s.multiplier == 32
-    assert Bonus.SELF_DRAW_DOUBLE not in s.bonuses
+
+
+def test_the_book_example_earthly_win_counts_self_draw_double_in_its_own_value() -> None:
+    # RULES.md §5: 1112233789999p +1p self-drawn as 地胡, cap none, 加番:
+    # 清带幺 16 × 2² (1111p and 9999p are roots) × 2 (加番) = 128, above the floor of 32.
+    rules = RuleSet(self_draw=SelfDrawBonus.DOUBLE, cap=None)
+    earthly = value("1112233789999p +1p dihu zimo", rules)
+    assert earthly.pattern is Pattern.FLUSH_TERMINALS and earthly.roots == 2
+    assert earthly.multiplier == 16 * 2**2 * 2 == 128
+    assert Bonus.SELF_DRAW_DOUBLE in earthly.bonuses and Bonus.EARTHLY in earthly.bonuses
+    assert value("1112233789999p +1p zimo", rules).multiplier == 128
 
 
 def test_earthly_win_on_a_discard() -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.rules import DirectKongPayment, RuleSet
+from engine.rules import DirectKongPayment, FlowerPigPenalty, RuleSet
 from engine.scoring import best_wait_value, score, wait_scores
 from engine.settlement import (
     FinalHand,
@@ -121,7 +121,7 @@ def test_a_flower_pig_pays_sixteen_to_every_non_pig_still_in() -> None:
     assert [s.flower_pig for s in out.statuses] == [False, True, False]
     also_winners = wall_end(hands, [], RuleSet(flower_pig_pays_winners=True))
     assert triples([t for t in also_winners.transfers if t.reason is R.FLOWER_PIG])[-1] == (1, 3, 16)
-    capped = wall_end(hands, [], RuleSet(flower_pig_pays_cap=True, cap=64))
+    capped = wall_end(hands, [], RuleSet(flower_pig_pays=FlowerPigPenalty.CAP, cap=64))
     assert {t.amount for t in capped.transfers if t.reason is R.FLOWER_PIG} == {64}
 
 

@@ -313,7 +313,7 @@ def hand_labels(runner: TableRunner, seat: int, texts: Translator) -> list[str] 
 
 def score_lines(score: Score, texts: Translator) -> tuple[ScoreLine, ...]:
     lang = texts.language
-    lines = [ScoreLine(score.pattern.name_in(lang), f"×{score.pattern.multiplier}")]
+    lines = [ScoreLine(score.pattern.name_in(lang), f"×{score.pattern_value}")]
     if score.roots:
         lines.append(ScoreLine(texts.t("Roots ×{n}", n=score.roots), f"×{2**score.roots}"))
     for bonus in score.bonuses:
