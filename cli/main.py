@@ -19,6 +19,7 @@ COMMAND_MODULES = (
     "cli.run",
     "cli.gallery",
     "cli.simulate",
+    "cli.play",
 )
 
 

@@ -1,0 +1,232 @@
+"""The web table as a view of ``TableRunner``: frames for each connected seat, actions back in.
+
+``WebHub`` is a presenter (``bot.table.runner.Presenter``). The runner calls it under the
+table's lock right after a decision is logged, so the frames it builds there are exactly the
+logged state; they are queued per socket and written by that socket's own task, so a slow
+phone never holds up the table. Actions from a page go to ``TableRunner.press`` with the
+decision's sequence, the same call a DM button makes: same lock, same checks, same log.
+
+``Fanout`` joins the hub to another presenter (the Telegram one) so one runner feeds both.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from bot.table.runner import Presenter, Refusal, TableRunner
+from engine.events import Event
+from web.frames import events_since, seat_frame
+
+log = logging.getLogger(__name__)
+
+MAX_QUEUED_FRAMES = 256  # a socket further behind than this is closed; the page reconnects and catches up
+
+NextHand = Callable[[int], Awaitable[None]]
+
+
+class Socket(Protocol):
+    async def send_str(self, data: str) -> None: ...
+
+    async def close(self) -> Any: ...
+
+
+@dataclass(eq=False)
+class Viewer:
+    """One open page: who (a checked user id) at which table, and its outgoing frames."""
+
+    table_id: int
+    user_id: int
+    socket: Socket
+    queue: asyncio.Queue[str | None] = field(default_factory=asyncio.Queue)
+    writer: asyncio.Task[None] | None = None
+
+    def push(self, frame: dict[str, Any]) -> None:
+        if self.queue.qsize() >= MAX_QUEUED_FRAMES:
+            self.queue.put_nowait(None)  # the writer closes the socket
+            return
+        self.queue.put_nowait(json.dumps(frame, separators=(",", ":"), ensure_ascii=False))
+
+    def start(self) -> None:
+        self.writer = asyncio.get_running_loop().create_task(self._write())
+
+    async def _write(self) -> None:
+        while True:
+            data = await self.queue.get()
+            if data is None:
+                await self.socket.close()
+                return
+            try:
+                await self.socket.send_str(data)
+            except (ConnectionError, RuntimeError):
+                return
+
+    async def stop(self) -> None:
+        if self.writer is not None:
+            self.writer.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self.writer
+
+
+class WebHub:
+    """Every live table's web viewers. ``next_hand`` (``xuezhan play``) deals on from the page."""
+
+    def __init__(self, next_hand: NextHand | None = None) -> None:
+        self.runners: dict[int, TableRunner] = {}
+        self.viewers: dict[int, set[Viewer]] = {}
+        self.next_hand = next_hand
+        self._deadlines: dict[tuple[int, int], tuple[int | None, bool, float]] = {}
+
+    # --- the Presenter protocol --------------------------------------------------------------
+
+    async def hand_started(self, runner: TableRunner, resumed: bool) -> None:
+        self.runners[runner.table_id] = runner
+        self._broadcast(runner, ())
+
+    async def changed(self, runner: TableRunner, events: Sequence[Event]) -> None:
+        self._broadcast(runner, events)
+
+    async def prompt(self, runner: TableRunner, seat: int) -> None:
+        self._broadcast(runner, (), only_seat=seat)
+
+    async def seat_controlled(self, runner: TableRunner, seat: int, reason: str) -> None:
+        self._broadcast(runner, ())
+
+    async def forget(self, table_id: int) -> None:
+        """The table's hand is closed: a finished hand stays on the pages until the next one."""
+        runner = self.runners.get(table_id)
+        if runner is not None and not runner.game.over:
+            self.runners.pop(table_id)
+            for viewer in self.viewers.get(table_id, ()):
+                viewer.push({"type": "closed"})
+
+    async def close(self) -> None:
+        for viewers in self.viewers.values():
+            for viewer in viewers:
+                viewer.push({"type": "closed"})
+                viewer.queue.put_nowait(None)
+        await asyncio.gather(*(v.writer for vs in self.viewers.values() for v in vs if v.writer),
+                             return_exceptions=True)
+        self.viewers.clear()
+
+    # --- pages ------------------------------------------------------------------------------
+
+    async def attach(self, viewer: Viewer, since: int | None = None) -> None:
+        """Start a page: the whole picture now, with the events it missed since ``since``."""
+        viewer.start()
+        runner = self.runners.get(viewer.table_id)
+        if runner is None:
+            viewer.push({"type": "waiting", "table": viewer.table_id})
+        else:
+            async with runner.lock:
+                self._send_snapshot(runner, viewer, since)
+        self.viewers.setdefault(viewer.table_id, set()).add(viewer)
+
+    def _send_snapshot(self, runner: TableRunner, viewer: Viewer, since: int | None) -> None:
+        seat = runner.seat_of(viewer.user_id)
+        if seat is None:
+            viewer.push({"type": "error", "key": "not_your_seat"})
+            return
+        missed = events_since(runner, seat, since) if since is not None else []
+        viewer.push(self._frame(runner, seat, missed))
+
+    async def detach(self, viewer: Viewer) -> None:
+        viewers = self.viewers.get(viewer.table_id)
+        if viewers is not None:
+            viewers.discard(viewer)
+            if not viewers:
+                self.viewers.pop(viewer.table_id, None)
+        await viewer.stop()
+
+    async def act(self, viewer: Viewer, message: dict[str, Any]) -> None:
+        """A page's decision: ``{"seq": n, "code": "d5p"}``, or ``{"next": hand_id}`` after a hand."""
+        runner = self.runners.get(viewer.table_id)
+        if runner is None:
+            viewer.push({"type": "refused", "key": "hand_over"})
+            return
+        if "next" in message:
+            await self._next(runner, viewer, message["next"])
+            return
+        seq, code = message.get("seq"), message.get("code")
+        if not isinstance(seq, int) or isinstance(seq, bool) or not isinstance(code, str) or len(code) > 8:
+            viewer.push({"type": "refused", "key": "stale"})
+            return
+        try:
+            await runner.press(viewer.user_id, seq, code)
+        except Refusal as refusal:
+            viewer.push({"type": "refused", "key": refusal.key})
+
+    async def _next(self, runner: TableRunner, viewer: Viewer, hand_id: object) -> None:
+        if (self.next_hand is None or not runner.game.over or hand_id != runner.hand.id
+                or runner.seat_of(viewer.user_id) is None):
+            viewer.push({"type": "refused", "key": "stale"})
+            return
+        await self.next_hand(runner.table_id)
+
+    # --- frames -------------------------------------------------------------------------------
+
+    def _broadcast(self, runner: TableRunner, events: Sequence[Event], only_seat: int | None = None) -> None:
+        for viewer in self.viewers.get(runner.table_id, ()):
+            seat = runner.seat_of(viewer.user_id)
+            if seat is None or (only_seat is not None and seat != only_seat):
+                continue
+            viewer.push(self._frame(runner, seat, events))
+
+    def _frame(self, runner: TableRunner, seat: int, events: Sequence[Event]) -> dict[str, Any]:
+        return seat_frame(runner, seat, events, remaining=self._remaining(runner, seat),
+                          can_next=self.next_hand is not None)
+
+    def _remaining(self, runner: TableRunner, seat: int) -> float | None:
+        """Seconds left on the seat's decision: the runner's timer starts when its prompt opens
+        (a new sequence, or the player's return from 托管), which is when we first see it."""
+        state = runner.state[seat]
+        key = (runner.table_id, seat)
+        if state.prompt_seq is None or runner.controlled(seat):
+            self._deadlines[key] = (None, runner.controlled(seat), 0.0)
+            return None
+        known_seq, was_auto, deadline = self._deadlines.get(key, (None, False, 0.0))
+        if known_seq != state.prompt_seq or was_auto:
+            deadline = time.monotonic() + runner.decision_seconds(seat)
+            self._deadlines[key] = (state.prompt_seq, False, deadline)
+        return round(max(0.0, deadline - time.monotonic()), 1)
+
+
+class Fanout:
+    """One presenter made of several: each hears every call, in order (Telegram first)."""
+
+    def __init__(self, *presenters: Presenter) -> None:
+        self.presenters = presenters
+
+    async def hand_started(self, runner: TableRunner, resumed: bool) -> None:
+        for p in self.presenters:
+            await p.hand_started(runner, resumed)
+
+    async def changed(self, runner: TableRunner, events: Sequence[Event]) -> None:
+        for p in self.presenters:
+            await p.changed(runner, events)
+
+    async def prompt(self, runner: TableRunner, seat: int) -> None:
+        for p in self.presenters:
+            await p.prompt(runner, seat)
+
+    async def seat_controlled(self, runner: TableRunner, seat: int, reason: str) -> None:
+        for p in self.presenters:
+            await p.seat_controlled(runner, seat, reason)
+
+    async def forget(self, table_id: int) -> None:
+        for p in self.presenters:
+            forget = getattr(p, "forget", None)
+            if forget is not None:
+                await forget(table_id)
+
+    async def close(self) -> None:
+        for p in self.presenters:
+            close = getattr(p, "close", None)
+            if close is not None:
+                await close()
