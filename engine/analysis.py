@@ -36,7 +36,11 @@ __all__ = [
     "effective_tiles",
     "is_seven_pairs",
     "is_win",
+    "is_win_keys",
+    "meld_signature",
     "shanten",
+    "shanten_keys",
+    "suit_keys",
     "waits",
 ]
 
@@ -565,6 +569,156 @@ def waits(counts: Sequence[int], melds: Sequence[Meld] = ()) -> list[Tile]:
             held[m.tile] += m.size
         found = [t for t in found if held[t] < COPIES]
     return sorted(set(found))
+
+
+# --- integer suit keys: the hot path for a search player ----------------------------------------
+# A suit's 9 counts as one base-5 int, ``sum(count[r] * 5**r)``. A player keeps the three keys of
+# its hand and updates them with one addition per draw, discard or meld (``KEY_STEP[tile]``), so
+# a call needs no slicing, no tuple building and no tuple hashing: an int hashes to itself. The
+# per-key tables below are filled lazily from the tuple tables above, so both paths share every
+# answer and the tuple path (checked against the brute-force enumerator) is the reference.
+# The key path does not validate its input: keys come from ``suit_keys`` and ``KEY_STEP``.
+
+KEY_BASE = 5
+KEY_STEP: tuple[int, ...] = tuple(KEY_BASE ** (t % 9) for t in range(27))  # add on draw, subtract on discard
+
+
+def suit_keys(counts: Sequence[int]) -> tuple[int, int, int]:
+    """The three base-5 suit keys of a count vector (built once per hand, then updated by steps).
+
+    >>> from engine.tiles import counts_of, parse_tiles
+    >>> suit_keys(counts_of(parse_tiles("12m5p")))
+    (6, 625, 0)
+    """
+    if len(counts) != 27 or not all(isinstance(c, int) and 0 <= c <= COPIES for c in counts):
+        raise ValueError(_BAD_COUNTS)
+    out = []
+    for s in range(3):
+        key = 0
+        for r in range(8, -1, -1):
+            key = key * KEY_BASE + counts[9 * s + r]
+        out.append(key)
+    return out[0], out[1], out[2]
+
+
+def _key_vector(key: int) -> tuple[int, ...]:
+    out = []
+    for _ in range(9):
+        key, c = divmod(key, KEY_BASE)
+        out.append(c)
+    return tuple(out)
+
+
+# Win codes for the key path carry which suit is present (a bit per suit position) instead of a
+# count of present suits, so a meld's suit can be merged in: the sum decodes to
+#   tiles << 9 | present mask << 6 | odd suits << 4 | unsplittable suits << 2 | suits splitting with a pair
+
+_K_ODD, _K_BAD, _K_PAIR, _K_TILES = 1 << 4, 1 << 2, 1, 1 << 9
+
+
+def _key_win_code(suit: int) -> Callable[[object], object]:
+    def build(key: object) -> int:
+        code = _WIN_CODE[_key_vector(key)]  # type: ignore[arg-type]
+        out = (code >> 8) * _K_TILES
+        if code & _PRESENT:
+            out |= 1 << (6 + suit)
+        if code & _ODD:
+            out += _K_ODD
+        if code & _BAD:
+            out += _K_BAD
+        return out + (code & _PAIR)
+
+    return build
+
+
+# The key tables are plain dicts (a dict subclass would lose CPython's specialised subscript), so
+# a miss is a KeyError that fills every table the call needs and asks again.
+_WIN_KEY: tuple[dict[int, int], dict[int, int], dict[int, int]] = ({}, {}, {})
+_WIN_KEY_M, _WIN_KEY_P, _WIN_KEY_S = _WIN_KEY
+_WIN_KEY_BUILD = tuple(_key_win_code(s) for s in range(3))
+
+
+def _key_winning_sums(signature: int) -> frozenset[int]:
+    melds, meld_mask = signature >> 3, signature & 7
+    tiles = 14 - 3 * melds
+    sums = set()
+    for mask, odd, bad, pair in product(range(1, 8), range(4), range(4), range(4)):
+        if bin(mask | meld_mask).count("1") > 2 or bin(mask).count("1") < max(odd, bad, pair):
+            continue
+        if (bad == 0 and pair == 1) or (melds == 0 and odd == 0):
+            sums.add(tiles * _K_TILES + (mask << 6) + odd * _K_ODD + bad * _K_BAD + pair)
+    return frozenset(sums)
+
+
+_KEY_WIN_SUMS = tuple(_key_winning_sums(sig) for sig in range(8 * (SETS_NEEDED + 1)))
+
+
+def meld_signature(melds: Sequence[Meld]) -> int:
+    """What ``is_win_keys`` needs to know of the melds: ``count << 3 | mask of their suits``."""
+    mask = 0
+    for m in melds:
+        mask |= 1 << (m.tile // 9)
+    return len(melds) << 3 | mask
+
+
+def is_win_keys(m: int, p: int, s: int, signature: int = 0) -> bool:
+    """``is_win`` on suit keys; ``signature`` is ``meld_signature(melds)`` (0 for none).
+
+    The melds cost nothing extra: they only choose which precomputed set of winning sums the
+    three codes' sum is looked up in.
+
+    >>> from engine.tiles import Meld, MeldKind, counts_of, parse_tiles
+    >>> is_win_keys(*suit_keys(counts_of(parse_tiles("123m345m789m234p66p"))))
+    True
+    >>> is_win_keys(*suit_keys(counts_of(parse_tiles("66p"))), meld_signature([Meld(MeldKind.PUNG, 0)] * 4))
+    True
+    """
+    try:
+        return _WIN_KEY_M[m] + _WIN_KEY_P[p] + _WIN_KEY_S[s] in _KEY_WIN_SUMS[signature]
+    except KeyError:
+        for table, build, key in zip(_WIN_KEY, _WIN_KEY_BUILD, (m, p, s), strict=True):
+            if key not in table:
+                table[key] = build(key)  # type: ignore[assignment]
+        return is_win_keys(m, p, s, signature)
+
+
+_KEY_CLASS: dict[int, int] = {}  # suit key -> class id
+_KEY_TWO: dict[int, int] = {}  # key(m) << 21 | key(p) -> class id of the two suits, shifted left 24
+_KEY_TWO_LIMIT = 300_000  # pairs of suit shapes recur, but a long search could meet many: bounded
+_KEY_SHANTEN: tuple[dict[int, int], ...] = tuple({} for _ in range(SETS_NEEDED + 1))  # by meld count
+_KEY_BITS = 21  # 5**9 < 2**21
+
+
+def shanten_keys(m: int, p: int, s: int, meld_count: int = 0) -> int:
+    """``shanten`` on suit keys: three dict lookups on ints (the two suits m and p together, the
+    suit s, then the answer for the whole hand), each class combination computed once.
+
+    The caller keeps the concealed tile count within 14 - 3 × meld_count (not checked here).
+
+    >>> from engine.tiles import counts_of, parse_tiles
+    >>> shanten_keys(*suit_keys(counts_of(parse_tiles("123m345m789m23p66p"))))
+    0
+    """
+    try:
+        return _KEY_SHANTEN[meld_count][_KEY_TWO[m << _KEY_BITS | p] | _KEY_CLASS[s]]
+    except KeyError:
+        return _shanten_keys_miss(m, p, s, meld_count)
+
+
+def _shanten_keys_miss(m: int, p: int, s: int, meld_count: int) -> int:
+    cls = _KEY_CLASS
+    for key in (m, p, s):
+        if key not in cls:
+            cls[key] = _SUIT_CLASS[_key_vector(key)]  # type: ignore[assignment]
+    if len(_KEY_TWO) > _KEY_TWO_LIMIT:
+        _KEY_TWO.clear()
+    two = _KEY_TWO[m << _KEY_BITS | p] = _COMBINED[(cls[m] << _SHIFT) | cls[p]] << _SHIFT  # type: ignore[operator]
+    whole = two | cls[s]
+    value = _SHANTEN_ROW[_COMBINED[whole]][meld_count]  # type: ignore[index]
+    if value is None:
+        raise ValueError(f"with {meld_count} melds a hand holds at most {14 - 3 * meld_count} concealed tiles")
+    _KEY_SHANTEN[meld_count][whole] = value
+    return value
 
 
 def best_discards(counts: Sequence[int], meld_count: int = 0) -> tuple[int, list[Tile]]:
