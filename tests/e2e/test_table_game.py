@@ -7,7 +7,7 @@ import json
 
 from fake_telegram import SEND_METHODS, FakeChat, FakeTelegram, FakeUser
 from harness import BotFactory
-from table_players import HumanPlayer, game_buttons, hand_message, play_until_over
+from table_players import HumanPlayer, game_buttons, hand_message, play_until_over, start_game
 
 from bot.services import services
 from engine.actions import Action
@@ -28,7 +28,7 @@ async def alone_at_a_table(telegram: FakeTelegram) -> tuple[FakeUser, FakeChat]:
     group = telegram.group("Friends", members=[alice], admins=[alice])
     await alice.start()
     lobby = await open_lobby(telegram, alice, group)
-    await (await alice.press(lobby, "Start")).answer()
+    await start_game(telegram, alice, lobby)
     return alice, group
 
 
@@ -51,8 +51,7 @@ async def test_two_people_and_two_computers_play_a_hand_to_the_settlement(
     await sit(telegram, lobby, bob)
     await telegram.wait_for(lambda: "Bob" in lobby.text, what="Bob in the lobby")
     assert await (await bob.press(lobby, "Start")).answer() is not None  # only the creator or an admin
-    start = await alice.press(lobby, "Start")
-    await start.answer()
+    await start_game(telegram, alice, lobby)
 
     # Each person gets their hand by DM; the group gets one table picture.
     for user in (alice, bob):
@@ -81,7 +80,7 @@ async def test_presses_from_strangers_and_stale_buttons_change_nothing(
     group = telegram.group("Friends", members=[alice, eve], admins=[alice])
     await alice.start()
     lobby = await open_lobby(telegram, alice, group)
-    await (await alice.press(lobby, "Start")).answer()
+    await start_game(telegram, alice, lobby)
     dm = await telegram.wait_for(lambda: hand_message(telegram, alice), what="Alice's hand")
     await telegram.wait_for(lambda: game_buttons(dm), what="swap buttons")
     button, _ = game_buttons(dm)[0]
@@ -164,7 +163,8 @@ async def test_no_group_message_or_picture_shows_a_hidden_hand(telegram: FakeTel
 async def test_two_timeouts_hand_the_seat_to_the_computer_until_im_back(
     telegram: FakeTelegram, start_bot: BotFactory
 ) -> None:
-    await start_bot(**FAST, XUEZHAN_DISCARD_SECONDS="1", XUEZHAN_CLAIM_SECONDS="1")
+    # Computers pause between moves so the hand is still on when "I'm back" is pressed on a busy machine.
+    await start_bot(**{**FAST, "XUEZHAN_COMPUTER_DELAY": "0.3"}, XUEZHAN_DISCARD_SECONDS="1", XUEZHAN_CLAIM_SECONDS="1")
     alice, group = await alone_at_a_table(telegram)
     notice = await telegram.wait_for_bot_message(group, lambda m: "ran out of time" in (m.text or ""), timeout=15)
     assert "Alice" in notice.text
@@ -204,7 +204,7 @@ async def test_flood_control_and_server_errors_lose_nothing(telegram: FakeTelegr
     lobby = await open_lobby(telegram, alice, group)
     telegram.fail_next("sendPhoto", 1, status=429, retry_after=1)
     telegram.fail_next("editMessageMedia", 2, status=502)
-    await (await alice.press(lobby, "Start")).answer()
+    await start_game(telegram, alice, lobby)
     card = await play_until_over(telegram, group, [HumanPlayer(telegram, alice)])
     assert card.photo is not None
     assert [c.status for c in telegram.calls_of("sendPhoto")][:1] == [429]
@@ -224,7 +224,7 @@ async def test_a_player_who_blocks_the_bot_is_played_by_the_computer(
     await sit(telegram, lobby, bob)
     await telegram.wait_for(lambda: "Bob" in lobby.text, what="Bob in the lobby")
     bob.block()
-    await (await alice.press(lobby, "Start")).answer()
+    await start_game(telegram, alice, lobby)
     notice = await telegram.wait_for_bot_message(group, lambda m: "private message" in (m.text or ""), timeout=10)
     assert "Bob" in notice.text
     card = await play_until_over(telegram, group, [HumanPlayer(telegram, alice)])
