@@ -6,6 +6,9 @@ was removed, a network hiccup); that counts as "no", never as an error for the p
 
 from __future__ import annotations
 
+import hashlib
+import hmac
+
 from telegram.constants import ChatMemberStatus, ChatType
 from telegram.error import TelegramError
 
@@ -21,3 +24,37 @@ async def is_chat_admin(context: Context, chat_id: int, chat_type: str, user_id:
     except TelegramError:
         return False
     return member.status in (ChatMemberStatus.ADMINISTRATOR, ChatMemberStatus.OWNER)
+
+
+async def is_chat_member(context: Context, chat_id: int, user_id: int) -> bool:
+    """True if Telegram says ``user_id`` is in the group now (a failed question counts as no)."""
+    try:
+        member = await context.bot.get_chat_member(chat_id, user_id)
+    except TelegramError:
+        return False
+    if member.status == ChatMemberStatus.RESTRICTED:
+        return bool(getattr(member, "is_member", False))
+    return member.status in (ChatMemberStatus.MEMBER, ChatMemberStatus.ADMINISTRATOR, ChatMemberStatus.OWNER)
+
+
+def link_signature(secret: str, kind: str, value: int) -> str:
+    """A short keyed signature of an id put in a deep link, so that ids cannot be guessed.
+
+    Table ids are sequential; a link names ``<id>_<signature>`` and only the bot (which knows
+    ``secret``, its token) can make a valid one. 12 hex digits keep the link short.
+    """
+    digest = hmac.new(secret.encode(), f"{kind}:{value}".encode(), hashlib.sha256).hexdigest()
+    return digest[:12]
+
+
+def signed_id(secret: str, kind: str, value: int) -> str:
+    return f"{value}_{link_signature(secret, kind, value)}"
+
+
+def verified_id(secret: str, kind: str, argument: str) -> int | None:
+    """The id of a ``<id>_<signature>`` argument, or None if it is malformed or forged."""
+    raw, _, signature = argument.partition("_")
+    if not raw.isdigit() or len(raw) > 12:
+        return None
+    value = int(raw)
+    return value if hmac.compare_digest(signature, link_signature(secret, kind, value)) else None

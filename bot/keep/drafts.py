@@ -27,6 +27,7 @@ class Lobby:
     chat_id: int
     creator_id: int
     entries: list[tuple[str, int | None]]  # (name, Telegram user id or None for a plain name)
+    message_id: int | None = None  # the lobby's message: its buttons are the only ones that count
 
 
 @dataclass

@@ -16,11 +16,22 @@ from bot.feature import Context
 from bot.i18n import N_, Translator
 from bot.keep import book
 from bot.keep.drafts import DISCARD_FLAGS, SELF_DRAW_FLAGS, Draft, keeper
-from bot.keep.panel import MAX_ROOTS, PATTERNS, PRESS, View, edit_message, load_view, refresh, wall_seat
+from bot.keep.panel import (
+    MAX_ROOTS,
+    PATTERNS,
+    PRESS,
+    View,
+    edit_message,
+    load_view,
+    refresh,
+    version,
+    wall_seat,
+)
 from bot.services import services, texts_for
 from engine.settlement import FinalHand, KongKind
 from engine.tiles import HandError
 from rendering import TallyEntry, encode_png, render_tally_chart
+from storage import NotFound
 from storage.models import SessionStatus
 
 HAND_ERRORS = {
@@ -46,13 +57,21 @@ async def panel_press(update: Update, context: Context) -> None:
     texts = await texts_for(update, context)
     match = PRESS.match(query.data)
     assert match is not None
-    session_id, code, arg = int(match[1]), match[2], match[3]
+    session_id, pressed_version, code, arg = int(match[1]), int(match[2]), match[3], match[4]
     found = keeper(context)
     async with found.lock(session_id):
-        view = await load_view(context, session_id)
+        try:
+            view = await load_view(context, session_id)
+        except NotFound:  # a forged or ancient button: answer it like any other stale one
+            await query.answer(texts.t("This button is no longer active."))
+            return
         chat_id = query.message.chat.id if query.message else None
         if view.session.chat_id != chat_id or view.session.status is not SessionStatus.OPEN:
             await query.answer(texts.t("This button is no longer active."))
+            return
+        if pressed_version != version(view):
+            await query.answer(texts.t("That button is out of date."))
+            await refresh(context, query.message, session_id, texts)
             return
         if not may_record(view, user.id, context):
             await query.answer(texts.t("Only the players of this session can record."), show_alert=True)
@@ -282,7 +301,11 @@ async def hand_reply(update: Update, context: Context) -> None:
     session_id = int(match[1])
     found = keeper(context)
     async with found.lock(session_id):
-        view = await load_view(context, session_id)
+        try:
+            view = await load_view(context, session_id)
+        except NotFound:
+            await message.reply_text(texts.t("No tiles are asked for right now; use the buttons first."))
+            return
         draft = found.drafts.get(session_id)
         asked = draft is not None and draft.step in ("value", "wall_hand")
         if view.session.chat_id != message.chat.id or view.session.status is not SessionStatus.OPEN or not asked:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Sequence
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Message, MessageEntity, Update
 from telegram.constants import ChatType
+from telegram.error import TelegramError
 
 from bot.feature import Context
 from bot.i18n import Translator
@@ -91,14 +93,50 @@ async def keep_command(update: Update, context: Context) -> None:
     if len(entries) > SEATS:
         await message.reply_text(texts.t("A session has four players; you named {n}.", n=len(entries)))
         return
+    found = keeper(context)
+    waiting = next(((i, lb) for i, lb in found.lobbies.items() if lb.chat_id == chat.id), None)
+    if waiting is not None:
+        await add_to_lobby(context, *waiting, known, words, texts, message)
+        return
     lobby = Lobby(chat.id, user.id, entries)
     if len(entries) == SEATS:
         await start_session(context, lobby, texts)
         return
-    found = keeper(context)
     lobby_id, found.next_lobby = found.next_lobby, found.next_lobby + 1
     found.lobbies[lobby_id] = lobby
-    await message.reply_text(lobby_text(lobby, texts), reply_markup=lobby_keyboard(lobby_id, texts))
+    sent = await message.reply_text(lobby_text(lobby, texts), reply_markup=lobby_keyboard(lobby_id, texts))
+    lobby.message_id = sent.message_id
+
+
+async def add_to_lobby(context: Context, lobby_id: int, lobby: Lobby, known: list[tuple[str, int | None]],
+                       words: list[str], texts: Translator, message: Message) -> None:
+    """``/keep 老王`` while the group's lobby waits: the names join that lobby, never a second one."""
+    sender = message.from_user
+    me = (sender.first_name[:MAX_NAME], sender.id) if sender is not None else ("", 0)
+    try:
+        added = parse_names(words, me, known)
+        entries = parse_names([], me, [*lobby.entries, *added])
+    except ValueError as bad:
+        await message.reply_text(texts.t("“{name}” can't be a player: names are 1-32 characters, each player "
+                                         "appears once, and Telegram users join with “I'm in”.", name=str(bad)))
+        return
+    if len(entries) > SEATS:
+        await message.reply_text(texts.t("A session has four players; you named {n}.", n=len(entries)))
+        return
+    lobby.entries = entries
+    full = len(entries) == SEATS
+    if full:
+        keeper(context).lobbies.pop(lobby_id, None)
+    old_message = lobby.message_id
+    if old_message is not None:  # the lobby moves down to the newest message; the old one keeps no buttons
+        with contextlib.suppress(TelegramError):
+            await context.bot.edit_message_text(lobby_text(lobby, texts), chat_id=lobby.chat_id,
+                                                message_id=old_message, reply_markup=None)
+    if full:
+        await start_session(context, lobby, texts)
+        return
+    sent = await message.reply_text(lobby_text(lobby, texts), reply_markup=lobby_keyboard(lobby_id, texts))
+    lobby.message_id = sent.message_id
 
 
 async def lobby_press(update: Update, context: Context) -> None:
@@ -111,7 +149,9 @@ async def lobby_press(update: Update, context: Context) -> None:
     lobby_id, what = int(match[1]), match[2]
     found = keeper(context)
     lobby = found.lobbies.get(lobby_id)
-    if lobby is None:
+    pressed_in = (query.message.chat.id, query.message.message_id) if query.message is not None else None
+    if lobby is None or pressed_in != (lobby.chat_id, lobby.message_id):
+        # Only the lobby's own message seats anyone: a press forged in another chat is stale here.
         await query.answer(texts.t("This button is no longer active."))
         return
     if what == "x":

@@ -22,7 +22,7 @@ from engine.scoring import Pattern
 from engine.settlement import KongKind, Transfer
 from storage.models import ScoreSession
 
-PRESS = re.compile(r"^kp:(\d+):([a-z]+)(?::(\w+))?$")
+PRESS = re.compile(r"^kp:(\d+):(\d+):([a-z]+)(?::(\w+))?$")  # session, version, code, argument
 PATTERNS = tuple(Pattern)
 MAX_ROOTS = 4
 
@@ -126,8 +126,17 @@ def wall_seat(view: View, draft: Draft) -> int:
     return next(s for s in view.state.still_in(view.rules) if s not in draft.hands)
 
 
-def _button(text: str, session_id: int, code: str, arg: object = None) -> InlineKeyboardButton:
-    data = f"kp:{session_id}:{code}" + ("" if arg is None else f":{arg}")
+def version(view: View) -> int:
+    """The state a panel button acts on: the number of records (an undo is a record too).
+
+    A button names it, so a second tap on "Undo last" (or any press from an older panel)
+    finds a newer state and is refused as stale instead of acting twice.
+    """
+    return len(view.records)
+
+
+def _button(text: str, view: View, code: str, arg: object = None) -> InlineKeyboardButton:
+    data = f"kp:{view.session.id}:{version(view)}:{code}" + ("" if arg is None else f":{arg}")
     return InlineKeyboardButton(text, callback_data=data)
 
 
@@ -136,39 +145,38 @@ def _rows(buttons: list[InlineKeyboardButton], width: int) -> list[list[InlineKe
 
 
 def panel_keyboard(view: View, draft: Draft | None, texts: Translator) -> InlineKeyboardMarkup:
-    sid = view.session.id
     if draft is None:
         return InlineKeyboardMarkup([
-            [_button(texts.t("Win on a discard"), sid, "d"), _button(texts.t("Self-draw"), sid, "s")],
-            [_button(texts.t("Kong"), sid, "k"), _button(texts.t("Wall empty"), sid, "w")],
-            [_button(texts.t("Undo last"), sid, "u"), _button(texts.t("End"), sid, "e")],
+            [_button(texts.t("Win on a discard"), view, "d"), _button(texts.t("Self-draw"), view, "s")],
+            [_button(texts.t("Kong"), view, "k"), _button(texts.t("Wall empty"), view, "w")],
+            [_button(texts.t("Undo last"), view, "u"), _button(texts.t("End"), view, "e")],
         ])
     still_in = view.state.still_in(view.rules)
     rows: list[list[InlineKeyboardButton]] = []
     if draft.step in ("discarder", "konger", "kong_discarder"):
         code = {"discarder": "dd", "konger": "kk", "kong_discarder": "kd"}[draft.step]
         seats = [s for s in still_in if s != draft.konger] if draft.step == "kong_discarder" else still_in
-        rows = _rows([_button(view.names[s], sid, code, s) for s in seats], 2)
+        rows = _rows([_button(view.names[s], view, code, s) for s in seats], 2)
     elif draft.step == "winners":
         seats = [s for s in still_in if s != draft.discarder]
-        rows = _rows([_button(("✓ " if s in draft.winners else "") + view.names[s], sid, "t", s) for s in seats], 2)
+        rows = _rows([_button(("✓ " if s in draft.winners else "") + view.names[s], view, "t", s) for s in seats], 2)
         codes = SELF_DRAW_FLAGS if draft.kind == "self" else DISCARD_FLAGS
-        rows += _rows([_button(("✓ " if c in draft.flags else "") + texts.t(FLAGS[FLAG_CODES[c]]), sid, "f", c)
+        rows += _rows([_button(("✓ " if c in draft.flags else "") + texts.t(FLAGS[FLAG_CODES[c]]), view, "f", c)
                        for c in codes], 2)
-        rows.append([_button(texts.t("Next"), sid, "n")])
+        rows.append([_button(texts.t("Next"), view, "n")])
     elif draft.step == "value":
-        rows = _rows([_button(pattern_label(p, texts), sid, "p", i) for i, p in enumerate(PATTERNS)], 3)
+        rows = _rows([_button(pattern_label(p, texts), view, "p", i) for i, p in enumerate(PATTERNS)], 3)
     elif draft.step == "roots":
-        rows = [[_button(str(n), sid, "r", n) for n in range(MAX_ROOTS + 1)]]
+        rows = [[_button(str(n), view, "r", n) for n in range(MAX_ROOTS + 1)]]
     elif draft.step == "kong_kind":
-        rows = [[_button(texts.t(KONG_KINDS[k.value]), sid, "kt", k.value[0]) for k in KongKind]]
+        rows = [[_button(texts.t(KONG_KINDS[k.value]), view, "kt", k.value[0]) for k in KongKind]]
     elif draft.step == "confirm_end":
-        rows = [[_button(texts.t("End it"), sid, "ey")]]
+        rows = [[_button(texts.t("End it"), view, "ey")]]
     elif draft.step == "wall_hand":
         name = view.names[wall_seat(view, draft)]
-        rows = [[_button(texts.t("{name}: three suits (花猪)", name=name), sid, "wp"),
-                 _button(texts.t("{name}: not ready", name=name), sid, "wn")]]
-    rows.append([_button(texts.t("Cancel"), sid, "x")])
+        rows = [[_button(texts.t("{name}: three suits (花猪)", name=name), view, "wp"),
+                 _button(texts.t("{name}: not ready", name=name), view, "wn")]]
+    rows.append([_button(texts.t("Cancel"), view, "x")])
     return InlineKeyboardMarkup(rows)
 
 

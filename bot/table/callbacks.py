@@ -22,8 +22,9 @@ from engine.tiles import tile_name
 MAX_CALLBACK_BYTES = 64
 GAME_PATTERN = re.compile(r"^gm:(\d{1,12}):(\d{1,6}):([a-z0-9]{1,8})$")
 LOBBY_PATTERN = re.compile(r"^lb:(\d{1,12}):([a-z]{1,8})$")
-LOBBY_VERBS = ("join", "leave", "cpu", "start", "cancel")
+LOBBY_VERBS = ("join", "leave", "cpu", "start", "cancel", "go", "drop", "back")  # go/drop confirm start/cancel
 AFTER_HAND_PATTERN = re.compile(r"^ah:(\d{1,12}):(\d{1,12}):(next|end)$")
+CANCEL_PATTERN = re.compile(r"^cx:(\d{1,12}):(yes|no)$")  # /cancel asks first
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +53,15 @@ def lobby_data(table_id: int, verb: str) -> str:
 def after_hand_data(table_id: int, hand_id: int, verb: str) -> str:
     """Next hand / End under a settlement card: they name the hand, so an old card's are stale."""
     return _checked(f"ah:{table_id}:{hand_id}:{verb}")
+
+
+def cancel_data(table_id: int, answer: str) -> str:
+    return _checked(f"cx:{table_id}:{answer}")
+
+
+def parse_cancel(data: str) -> tuple[int, str] | None:
+    match = CANCEL_PATTERN.match(data)
+    return (int(match[1]), match[2]) if match else None
 
 
 def parse_after_hand(data: str) -> tuple[int, int, str] | None:

@@ -7,11 +7,12 @@ short one.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import logging
 from collections.abc import Awaitable, Callable
 
-from telegram import Update
+from telegram import CallbackQuery, InlineKeyboardButton, InlineKeyboardMarkup, Message, Update
 from telegram.constants import ChatType
 from telegram.error import TelegramError
 from telegram.ext import CallbackQueryHandler, CommandHandler
@@ -19,7 +20,7 @@ from telegram.ext import filters as f
 
 from bot.feature import AnyApplication, Command, Context, Feature
 from bot.i18n import N_, Translator, translator
-from bot.permissions import is_chat_admin
+from bot.permissions import is_chat_admin, is_chat_member, signed_id, verified_id
 from bot.services import services, texts_for, user_language
 from bot.table import callbacks
 from bot.table.lobby import lobby_keyboard, lobby_text
@@ -28,7 +29,7 @@ from bot.table.runner import Limits, Refusal
 from bot.table.tables import JobQueueScheduler, Tables, table_languages
 from engine.rules import RuleSet
 from storage import NotFound
-from storage.models import HandStatus, Player, Table, TableStatus
+from storage.models import HandStatus, Player, PlayerKind, Table, TableStatus
 
 log = logging.getLogger(__name__)
 
@@ -83,20 +84,31 @@ async def open_table(context: Context, chat_id: int) -> Table | None:
 # --- the lobby ---------------------------------------------------------------------------------
 
 
-async def render_lobby(context: Context, table: Table, texts: Translator) -> tuple[str, object]:
+def join_argument(context: Context, table_id: int) -> str:
+    """The signed table id of a "Start me" link: ids are sequential, signatures are not."""
+    return signed_id(services(context).settings.token, "join", table_id)
+
+
+async def render_lobby(context: Context, table: Table, texts: Translator,
+                       asking: str | None = None) -> tuple[str, object]:
     storage = services(context).storage
     chat = await storage.get_chat(table.chat_id)
     players: list[Player | None] = [await storage.get_player(p) if p else None for p in table.seats]
     rules = RuleSet.from_dict(chat.rules)
     text = lobby_text(table, players, rules, chat.base_stake, texts)
-    return text, lobby_keyboard(table, context.bot.username, texts)
+    if asking == "start":
+        text += "\n\n" + texts.t("{n} seats are empty. Start with computer players in them?",
+                                  n=table.seats.count(None))
+    elif asking == "cancel":
+        text += "\n\n" + texts.t("Cancel this table?")
+    return text, lobby_keyboard(table, context.bot.username, join_argument(context, table.id), texts, asking)
 
 
-async def refresh_lobby(context: Context, table: Table) -> None:
+async def refresh_lobby(context: Context, table: Table, asking: str | None = None) -> None:
     if table.message_id is None:
         return
     texts = await group_texts(context, table.chat_id)
-    text, markup = await render_lobby(context, table, texts)
+    text, markup = await render_lobby(context, table, texts, asking)
     try:
         await context.bot.edit_message_text(text, chat_id=table.chat_id, message_id=table.message_id,
                                             reply_markup=markup)
@@ -163,9 +175,38 @@ async def cancel(update: Update, context: Context) -> None:
     if not await is_manager(context, table, user.id):
         await message.reply_text(texts.t("Only the table's creator or a group admin can do that."))
         return
+    question = (texts.t("Cancel table #{id}? The hand being played is void and its chips are restored.",
+                        id=table.id) if table.status is TableStatus.PLAYING
+                else texts.t("Cancel table #{id}?", id=table.id))
+    await message.reply_text(question, reply_markup=InlineKeyboardMarkup([[
+        InlineKeyboardButton(texts.t("Yes, cancel the table"), callback_data=callbacks.cancel_data(table.id, "yes")),
+        InlineKeyboardButton(texts.t("Back"), callback_data=callbacks.cancel_data(table.id, "no")),
+    ]]))
+
+
+@one_at_a_time_per_chat
+async def cancel_press(update: Update, context: Context) -> None:
+    """The answer to /cancel's question: only a manager, only in the table's own group."""
+    query, user = update.callback_query, update.effective_user
+    if query is None or user is None or query.data is None:
+        return
+    texts = await texts_for(update, context)
+    parsed = callbacks.parse_cancel(query.data)
+    table = await table_or_none(context, parsed[0]) if parsed else None
+    if (parsed is None or table is None or not from_chat(query, table.chat_id)
+            or table.status not in (TableStatus.LOBBY, TableStatus.PLAYING)):
+        await query.answer(texts.t("That button is out of date."))
+        return
+    if not await is_manager(context, table, user.id):
+        await query.answer(texts.t("Only the table's creator or a group admin can do that."), show_alert=True)
+        return
+    await query.answer()
+    if parsed[1] == "no":
+        await query.edit_message_text(texts.t("The table goes on."))
+        return
     await cancel_table(context, table, texts)
-    await message.reply_text(texts.t("Table #{id} is cancelled; chips of an unfinished hand are restored.",
-                                      id=table.id))
+    await query.edit_message_text(texts.t("Table #{id} is cancelled; chips of an unfinished hand are restored.",
+                                          id=table.id))
 
 
 async def cancel_table(context: Context, table: Table, texts: Translator) -> None:
@@ -175,6 +216,30 @@ async def cancel_table(context: Context, table: Table, texts: Translator) -> Non
         if hand.status is HandStatus.PLAYING:
             await storage.void_hand(hand.id, "cancelled")
     await storage.set_table_status(table.id, TableStatus.VOIDED)
+    await tables(context).clear_buttons(table.id, texts.t("Table #{id} is cancelled.", id=table.id))
+    if table.message_id is not None and table.status is TableStatus.LOBBY:
+        with contextlib.suppress(TelegramError):
+            await context.bot.edit_message_text(texts.t("Table #{id} is cancelled.", id=table.id),
+                                                chat_id=table.chat_id, message_id=table.message_id)
+
+
+async def table_or_none(context: Context, table_id: int) -> Table | None:
+    try:
+        return await services(context).storage.get_table(table_id)
+    except NotFound:
+        return None
+
+
+def from_chat(query: CallbackQuery, chat_id: int, message_id: int | None = None) -> bool:
+    """A press counts only from the table's own group (and its own message, when named).
+
+    Table ids are small integers, so a forged ``lb:<id>:join`` from another group must not
+    reach a table: Telegram tells which message a press came from, and that cannot be forged.
+    """
+    message = query.message
+    if message is None or message.chat.id != chat_id:
+        return False
+    return message_id is None or message.message_id == message_id
 
 
 async def seat_user(context: Context, table: Table, user_id: int, name: str) -> tuple[Table | None, str]:
@@ -202,9 +267,8 @@ async def lobby_press(update: Update, context: Context) -> None:
         return
     table_id, verb = parsed
     storage = services(context).storage
-    try:
-        table = await storage.get_table(table_id)
-    except NotFound:
+    table = await table_or_none(context, table_id)
+    if table is None or not from_chat(query, table.chat_id, table.message_id):
         await query.answer(texts.t("That button is out of date."))
         return
     if table.status is not TableStatus.LOBBY:
@@ -236,27 +300,40 @@ async def lobby_press(update: Update, context: Context) -> None:
             return
         await query.answer()
         await refresh_lobby(context, await tables(context).fill_one_computer(table))
-    elif verb in ("start", "cancel"):
+    else:  # start, cancel and their questions: the drastic steps are the opener's (or an admin's)
         if not await is_manager(context, table, user.id):
             await query.answer(texts.t("Only the table's creator or a group admin can do that."), show_alert=True)
             return
-        if verb == "cancel":
+        if verb == "back":
+            await query.answer()
+            await refresh_lobby(context, table)
+        elif verb == "cancel":
+            await query.answer()
+            await refresh_lobby(context, table, asking="cancel")
+        elif verb == "drop":
             await query.answer()
             await cancel_table(context, table, texts)
-            await query.edit_message_text(texts.t("Table #{id} is cancelled.", id=table.id))
-            return
-        await start_table(update, context, table, texts)
+        elif verb == "start" and None in table.seats:
+            if await has_person(context, table, query, texts):
+                await query.answer()
+                await refresh_lobby(context, table, asking="start")
+        elif await has_person(context, table, query, texts):
+            await start_table(update, context, table, texts)
+
+
+async def has_person(context: Context, table: Table, query: CallbackQuery, texts: Translator) -> bool:
+    storage = services(context).storage
+    players = [await storage.get_player(p) for p in table.seats if p is not None]
+    if not any(p.user_id for p in players):
+        await query.answer(texts.t("At least one person must sit at the table."), show_alert=True)
+        return False
+    return True
 
 
 async def start_table(update: Update, context: Context, table: Table, texts: Translator) -> None:
+    """Start after the opener agreed to computer players in the empty seats (or none were empty)."""
     query = update.callback_query
     assert query is not None
-    storage = services(context).storage
-    humans = [p for p in table.seats if p is not None]
-    players = [await storage.get_player(p) for p in humans]
-    if not any(p.user_id for p in players):
-        await query.answer(texts.t("At least one person must sit at the table."), show_alert=True)
-        return
     await query.answer()
     table = await tables(context).fill_with_computers(table)
     text, _ = await render_lobby(context, table, texts)
@@ -290,14 +367,21 @@ async def after_hand(update: Update, context: Context, table_id: int, hand_id: i
         return
     hands = await storage.table_hands(table.id)
     if (table.status is not TableStatus.PLAYING or not hands or hands[-1].id != hand_id
-            or hands[-1].status is HandStatus.PLAYING):
+            or hands[-1].status is HandStatus.PLAYING or not from_chat(query, table.chat_id)):
         await query.answer(texts.t("That button is out of date."))
         return
     players = [await storage.get_player(p) for p in hands[-1].seats]
-    seated = any(p.user_id == user.id for p in players)
-    if not seated and not await is_manager(context, table, user.id):
-        await query.answer(texts.t("Only the players at this table can do that."), show_alert=True)
-        return
+    people = {p.user_id for p in players if p.user_id is not None and p.kind is not PlayerKind.COMPUTER}
+    if not await is_manager(context, table, user.id):
+        if user.id not in people:
+            await query.answer(texts.t("Only the players at this table can do that."), show_alert=True)
+            return
+        votes = tables(context).vote(hand_id, verb, user.id)
+        needed = len(people) // 2 + 1
+        if votes < needed:
+            await query.answer(texts.t("Your vote counts: {votes} of {needed} needed (or the opener decides).",
+                                       votes=votes, needed=needed), show_alert=True)
+            return
     await query.answer()
     await query.edit_message_reply_markup(None)
     await tables(context).finished(table.id)
@@ -307,6 +391,7 @@ async def after_hand(update: Update, context: Context, table_id: int, hand_id: i
         await tables(context).start_hand(table, dealer)
         return
     await storage.set_table_status(table.id, TableStatus.FINISHED)
+    await tables(context).clear_buttons(table.id, None)
     totals = [0] * len(players)
     for hand in hands:
         if hand.status is HandStatus.FINISHED and hand.result:
@@ -323,11 +408,13 @@ async def start_join(update: Update, context: Context, argument: str) -> None:
     if message is None or user is None:
         return
     texts = translator(await user_language(context, user.id))
-    storage = services(context).storage
-    try:
-        table = await storage.get_table(int(argument))
-    except (NotFound, ValueError):
+    table_id = verified_id(services(context).settings.token, "join", argument)
+    table = await table_or_none(context, table_id) if table_id is not None else None
+    if table is None:
         await message.reply_text(texts.t("That table no longer exists."))
+        return
+    if not await is_chat_member(context, table.chat_id, user.id):
+        await message.reply_text(texts.t("Only members of the table's group can sit at it."))
         return
     seated, problem = await seat_user(context, table, user.id, user.full_name)
     if seated is None:
@@ -335,6 +422,73 @@ async def start_join(update: Update, context: Context, argument: str) -> None:
         return
     await message.reply_text(texts.t("You are seated at table #{id}. Your tiles will come here.", id=table.id))
     await refresh_lobby(context, seated)
+
+
+# --- leaving a hand ----------------------------------------------------------------------------
+
+
+@one_at_a_time_per_chat
+async def leave(update: Update, context: Context) -> None:
+    """``/leave``: off the lobby's seat, or mid-hand the seat goes to a computer player."""
+    message, user, chat = update.effective_message, update.effective_user, update.effective_chat
+    if message is None or user is None or chat is None:
+        return
+    texts = await texts_for(update, context)
+    table = await open_table(context, chat.id)
+    storage = services(context).storage
+    player = await storage.player_for_user(chat.id, user.id, user.full_name) if table else None
+    if table is None or player is None or player.id not in table.seats:
+        await message.reply_text(texts.t("You are not seated."))
+        return
+    if table.status is TableStatus.LOBBY:
+        await refresh_lobby(context, await storage.set_seat(table.id, table.seats.index(player.id), None))
+        await message.reply_text(texts.t("You left the table."))
+        return
+    await hand_over_seat(context, message, table, user.id, texts.t("{name} left; the computer plays their seat "
+                                                                    "to the end of the hand.", name=player.name), texts)
+
+
+@one_at_a_time_per_chat
+async def kick(update: Update, context: Context) -> None:
+    """``/kick`` in reply to a seated player's message (or ``/kick name``): the opener hands that seat to a
+    computer player, e.g. for someone who went AFK."""
+    message, user, chat = update.effective_message, update.effective_user, update.effective_chat
+    if message is None or user is None or chat is None:
+        return
+    texts = await texts_for(update, context)
+    table = await open_table(context, chat.id)
+    if table is None or table.status is not TableStatus.PLAYING:
+        await message.reply_text(texts.t("No hand is being played here."))
+        return
+    if not await is_manager(context, table, user.id):
+        await message.reply_text(texts.t("Only the table's creator or a group admin can do that."))
+        return
+    runner = tables(context).runners.get(table.id)
+    target = None
+    replied = message.reply_to_message
+    if replied is not None and replied.from_user is not None:
+        target = replied.from_user.id
+    elif runner is not None and context.args:
+        name = " ".join(context.args).lstrip("@").lower()
+        target = next((p.user_id for p in runner.seats if p.user_id is not None and p.name.lower() == name), None)
+    seat = runner.seat_of(target) if runner is not None and target is not None else None
+    if runner is None or seat is None:
+        await message.reply_text(texts.t("Reply to a message of the seated player with /kick, or write /kick "
+                                         "and their name."))
+        return
+    await hand_over_seat(context, message, table, target, texts.t(  # type: ignore[arg-type]
+        "{name} was removed by the table's opener; the computer plays their seat to the end of the hand.",
+        name=runner.seats[seat].name), texts)
+
+
+async def hand_over_seat(context: Context, message: Message, table: Table, user_id: int, notice: str,
+                         texts: Translator) -> None:
+    runner = tables(context).runners.get(table.id)
+    seat = runner.seat_of(user_id) if runner is not None else None
+    if runner is None or seat is None or not await runner.hand_to_computer(seat):
+        await message.reply_text(texts.t("That seat is already played by the computer."))
+        return
+    await message.reply_text(notice)
 
 
 # --- the players' buttons ----------------------------------------------------------------------
@@ -367,13 +521,18 @@ FEATURE = Feature(
     handlers=lambda: [
         CommandHandler(["newgame", "new"], new_game),
         CommandHandler("cancel", cancel, filters=f.ChatType.GROUPS),
+        CommandHandler("leave", leave, filters=f.ChatType.GROUPS),
+        CommandHandler("kick", kick, filters=f.ChatType.GROUPS),
         CallbackQueryHandler(lobby_press, pattern=callbacks.LOBBY_PATTERN),
         CallbackQueryHandler(after_hand_press, pattern=callbacks.AFTER_HAND_PATTERN),
+        CallbackQueryHandler(cancel_press, pattern=callbacks.CANCEL_PATTERN),
         CallbackQueryHandler(game_press, pattern=callbacks.GAME_PATTERN),
     ],
     commands=(
         Command("newgame", N_("Open a table in this group"), private=False),
         Command("cancel", N_("Cancel this group's table"), private=False),
+        Command("leave", N_("Leave the table (a computer plays your seat)"), private=False),
+        Command("kick", N_("Hand an absent player's seat to a computer"), private=False),
     ),
     start_payloads={"join": start_join},
     on_start=on_start,

@@ -27,20 +27,41 @@ def lobby_text(table: Table, players: Sequence[Player | None], rules: RuleSet, b
     for seat, player in enumerate(players):
         lines.append(f"{seat + 1}. " + (player.name if player else texts.t("(empty)")))
     lines.append("")
-    lines.append(texts.t("Press Join to sit down. Your tiles come by private message."))
+    if None in table.seats:
+        lines.append(texts.t("Press Join to sit down. Your tiles come by private message."))
+    else:
+        lines.append(texts.t("The table is full: the opener presses Start."))
     return "\n".join(lines)
 
 
-def lobby_keyboard(table: Table, bot_username: str, texts: Translator) -> InlineKeyboardMarkup:
+def lobby_keyboard(table: Table, bot_username: str, join_argument: str, texts: Translator,
+                   asking: str | None = None) -> InlineKeyboardMarkup:
+    """The lobby's buttons; ``asking`` ("start" or "cancel") shows the question before a drastic step.
+
+    ``join_argument`` is the signed table id for the "Start me" deep link (ids are sequential).
+    """
     def button(label: str, verb: str) -> InlineKeyboardButton:
         return InlineKeyboardButton(label, callback_data=callbacks.lobby_data(table.id, verb))
 
+    if asking == "start":
+        empty = table.seats.count(None)
+        return InlineKeyboardMarkup([
+            [button(texts.t("Start with {n} computer players", n=empty), "go")],
+            [button(texts.t("Wait for people"), "back")],
+        ])
+    if asking == "cancel":
+        return InlineKeyboardMarkup([[button(texts.t("Yes, cancel the table"), "drop"),
+                                      button(texts.t("Back"), "back")]])
     start_me = InlineKeyboardButton(
-        texts.t("Start me (open a private chat)"), url=f"https://t.me/{bot_username}?start=join_{table.id}"
+        texts.t("Start me (open a private chat)"), url=f"https://t.me/{bot_username}?start=join_{join_argument}"
     )
-    return InlineKeyboardMarkup([
-        [button(texts.t("Join"), "join"), button(texts.t("Leave"), "leave")],
-        [button(texts.t("Add computer"), "cpu"), button(texts.t("Start"), "start")],
+    rows = [[button(texts.t("Join"), "join"), button(texts.t("Leave"), "leave")]] if None in table.seats else [
+        [button(texts.t("Leave"), "leave")]]
+    rows += [
+        [button(texts.t("Add computer"), "cpu"), button(texts.t("Start"), "start")] if None in table.seats
+        else [button(texts.t("Start"), "start")],
         [InlineKeyboardButton(texts.t("Settings"), callback_data="st:open"), button(texts.t("Cancel"), "cancel")],
-        [start_me],
-    ])
+    ]
+    if None in table.seats:
+        rows.append([start_me])
+    return InlineKeyboardMarkup(rows)

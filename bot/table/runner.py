@@ -85,6 +85,7 @@ class SeatState:
     legal: tuple[Action, ...] = ()
     expiries: int = 0
     auto: bool = False  # 托管: a computer player acts until the player presses "I'm back"
+    left: bool = False  # the person left (/leave) or was removed (/kick): a computer plays to the end
     swap_pick: list[int] = field(default_factory=list)  # positions in the sorted hand
 
 
@@ -179,7 +180,7 @@ class TableRunner:
                 raise Refusal("hand_over")
             state = self.state[seat]
             if code == callbacks.BACK:
-                if not state.auto:
+                if not state.auto or state.left:
                     raise Refusal("stale")
                 state.auto = False
                 state.expiries = 0
@@ -310,6 +311,18 @@ class TableRunner:
             self.scheduler.cancel(self._timer_name(seat))
         await self.presenter.seat_controlled(self, seat, reason)
         self._kick()
+
+    async def hand_to_computer(self, seat: int) -> bool:
+        """The seat's person left (/leave) or was removed (/kick): a computer plays it to the end."""
+        async with self.lock:
+            state = self.state[seat]
+            if self.seats[seat].computer or state.left or self.game.over or self.closed:
+                return False
+            state.auto = state.left = True
+            self.scheduler.cancel(self._timer_name(seat))
+        await self.presenter.prompt(self, seat)
+        self._kick()
+        return True
 
     def _computer_choice(self, seat: int) -> Action:
         legal = self.game.legal_actions(seat)

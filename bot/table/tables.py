@@ -8,11 +8,13 @@ to the Telegram presenter and to PTB's ``JobQueue`` for decision timers.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import secrets
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from telegram.error import TelegramError
 from telegram.ext import ContextTypes, JobQueue
 
 from bot.i18n import supported
@@ -66,6 +68,7 @@ class Tables:
         self.limits = limits
         self.runners: dict[int, TableRunner] = {}
         self._chat_locks: dict[int, asyncio.Lock] = {}
+        self._votes: dict[tuple[int, str], set[int]] = {}
 
     def chat_lock(self, chat_id: int) -> asyncio.Lock:
         """Serialises a chat's lobby changes (updates are handled concurrently)."""
@@ -147,6 +150,32 @@ class Tables:
         if runner is not None:
             await runner.close()
             await self.presenter.forget(table_id)
+
+    def vote(self, hand_id: int, verb: str, user_id: int) -> int:
+        """Count a seated person's vote for Next hand / End under a hand; the number of votes so far."""
+        voters = self._votes.setdefault((hand_id, verb), set())
+        voters.add(user_id)
+        return len(voters)
+
+    async def clear_buttons(self, table_id: int, caption: str | None) -> None:
+        """A table that is over keeps no live buttons: its players' DMs and the group picture.
+
+        ``caption`` replaces the group picture's caption (it may still describe a swap or a turn).
+        """
+        table = await self.storage.get_table(table_id)
+        bot = self.presenter.bot
+        for seat, message_id in enumerate(table.dm_message_ids):
+            player_id = table.seats[seat]
+            if message_id is None or player_id is None:
+                continue
+            player = await self.storage.get_player(player_id)
+            if player.user_id is None or player.kind is PlayerKind.COMPUTER:
+                continue
+            with contextlib.suppress(TelegramError):
+                await bot.edit_message_reply_markup(player.user_id, message_id, reply_markup=None)
+        if table.message_id is not None and caption is not None:
+            with contextlib.suppress(TelegramError):
+                await bot.edit_message_caption(table.chat_id, table.message_id, caption=caption, reply_markup=None)
 
     async def close(self) -> None:
         for runner in list(self.runners.values()):

@@ -106,3 +106,13 @@ async def play_until_over(telegram: FakeTelegram, group: FakeChat, players: list
             for p in players if (m := hand_message(telegram, p.user))]
     group_seen = [m.shown_text[:200] for m in telegram.bot_messages(group)][-5:]
     return await loop(final_card, timeout=1, what=f"the settlement card; DMs: {seen}; group: {group_seen}")
+
+
+async def start_game(telegram: FakeTelegram, user: FakeUser, lobby: ChatMessage) -> None:
+    """Press Start; when the lobby asks about empty seats, agree to computer players in them."""
+    await (await user.press(lobby, "Start")).answer()
+    await telegram.wait_for(lambda: "has started" in (lobby.text or "") or any(
+        (b.callback_data or "").endswith(":go") for b in lobby.buttons), what="the game to start or the question")
+    if any((b.callback_data or "").endswith(":go") for b in lobby.buttons):
+        await (await user.press(lobby, data=next(b.callback_data for b in lobby.buttons
+                                                 if (b.callback_data or "").endswith(":go")))).answer()

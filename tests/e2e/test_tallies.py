@@ -10,7 +10,7 @@ from zoneinfo import ZoneInfo
 
 from fake_telegram import ChatMessage, FakeChat, FakeTelegram, FakeUser
 from harness import BotFactory
-from table_players import HumanPlayer, play_until_over
+from table_players import HumanPlayer, play_until_over, start_game
 
 from bot import tallies
 from bot.ratelimit import TelegramRateLimiter
@@ -138,7 +138,7 @@ async def test_tally_balances_and_leaderboard_equal_sums_of_the_ledger(
     # A hosted hand: Alice and three computer players.
     await alice.start()
     lobby = await say(telegram, alice, group, "/newgame")
-    await (await alice.press(lobby, "Start")).answer()
+    await start_game(telegram, alice, lobby)
     await play_until_over(telegram, group, [HumanPlayer(telegram, alice)])
 
     # Scorekept hands in the same chat: a concealed kong and a self-drawn 平胡 with a root.
