@@ -389,17 +389,34 @@ def _threat(view: SeatView) -> tuple[list[float], float]:
     return out, most_ready
 
 
-PLAYERS = {"random": RandomPlayer, "greedy": GreedyPlayer, "ai": AIPlayer}
+PLAYERS = ("random", "greedy", "easy", "ai", "ai-v1", "hard")
+# The three levels a table can choose (简单 / 普通 / 困难) and the player each one seats.
+LEVELS = {"easy": "easy", "normal": "ai-v1", "hard": "hard"}
 
 
 def make_player(name: str, rules: RuleSet | None = None, seed: int = 0) -> Player:
-    """A player by name (``random``, ``greedy``, ``ai``); an unknown name is a ValueError."""
-    try:
-        cls = PLAYERS[name]
-    except KeyError:
-        raise ValueError(f"unknown player {name!r}; choose one of {', '.join(PLAYERS)}") from None
-    if cls is RandomPlayer:
+    """A player by name (see ``PLAYERS``; ``ai`` and ``ai-v1`` are the same frozen normal player);
+    an unknown name is a ValueError."""
+    if name == "random":
         return RandomPlayer(seed)
-    if cls is AIPlayer:
+    if name == "greedy":
+        return GreedyPlayer()
+    if name in ("ai", "ai-v1"):
         return AIPlayer(rules)
-    return GreedyPlayer()
+    if name == "easy":
+        from engine.ai_easy import EasyPlayer  # imported here: it builds on this module
+
+        return EasyPlayer(rules, seed)
+    if name == "hard":
+        from engine.ai_search import SearchPlayer
+
+        return SearchPlayer(rules, seed=seed)
+    raise ValueError(f"unknown player {name!r}; choose one of {', '.join(PLAYERS)}")
+
+
+def player_for_level(level: str, rules: RuleSet | None = None, seed: int = 0) -> Player:
+    """The computer player of a table level (``easy``, ``normal`` or ``hard``)."""
+    try:
+        return make_player(LEVELS[level], rules, seed)
+    except KeyError:
+        raise ValueError(f"unknown level {level!r}; choose one of {', '.join(LEVELS)}") from None
