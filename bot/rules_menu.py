@@ -2,7 +2,8 @@
 
 Settings belong to the chat and apply from the next hand dealt (a hand keeps the rules it was
 dealt under, which its log records). Each button cycles one setting through its values; only
-a group admin, a bot admin, or the creator of the group's open table may change them.
+a group admin or a bot admin may change them: they are the whole chat's stakes, so opening a
+table gives no say over them.
 """
 
 from __future__ import annotations
@@ -144,12 +145,10 @@ def stored_rules(rules: RuleSet) -> dict[str, Any]:
 
 
 async def may_change(update: Update, context: Context) -> bool:
+    """Chat-wide rules and the base stake are the group's admins' (opening a table gives no say)."""
     chat, user = update.effective_chat, update.effective_user
     if chat is None or user is None:
         return False
-    for table in await services(context).storage.open_tables(chat.id):
-        if table.creator_id == user.id:
-            return True
     return await is_chat_admin(context, chat.id, chat.type, user.id)
 
 
@@ -190,7 +189,7 @@ async def settings_press(update: Update, context: Context) -> None:
         await context.bot.send_message(chat.id, _menu_text(texts), reply_markup=settings_keyboard(rules, base, texts))
         return
     if not await may_change(update, context):
-        await query.answer(texts.t("Only the table's creator or a group admin can do that."), show_alert=True)
+        await query.answer(texts.t("Only a group admin can change this chat's rules and stakes."), show_alert=True)
         return
     kind, _, name = what.partition(":")
     if kind == "p":

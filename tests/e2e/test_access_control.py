@@ -200,3 +200,21 @@ async def test_keep_rejects_strangers_forged_sessions_and_a_double_undo(
     records = await storage.session_records(session.id)
     assert len(records) == 2 and records[-1].undoes == records[0].id  # one undo, not two
     assert telegram.unanswered_presses() == []
+
+
+async def test_opening_a_table_gives_no_say_over_the_chats_stakes(
+    telegram: FakeTelegram, start_bot: BotFactory
+) -> None:
+    app = await start_bot(**FAST)
+    alice, bob = telegram.user("Alice"), telegram.user("Bob")
+    group = telegram.group("Friends", members=[alice, bob], admins=[alice])
+    await bob.start()
+    lobby = await lobby_of(telegram, bob, group)  # Bob, not an admin, opens the table
+    await (await bob.press(lobby, "Settings")).answer()
+    menu = await telegram.wait_for_bot_message(group, lambda m: "Base stake" in str(m.buttons))
+    for _ in range(2):
+        refused = await bob.press(menu, "Base stake")
+        assert "group admin" in (await refused.answer() or "") and refused.show_alert
+    assert (await services(app).storage.get_chat(group.id)).base_stake == 1
+    await (await alice.press(menu, "Base stake")).answer()  # an admin may
+    assert (await services(app).storage.get_chat(group.id)).base_stake != 1
