@@ -1,9 +1,10 @@
-"""A process that plays hands against a real database file until it is killed (``kill -9``).
+"""A process that plays hands against a real database until it is killed (``kill -9``).
 
-Run as ``python tests/crash_worker.py DB SEED [TABLES]``. It does what the bot does on
-start-up and in play: resume every unfinished hand by replaying its log, retry the last
-logged action once (as a retried Telegram update would), then play hands on several tables
-at once from one event loop, book scorekeeping records and undo some, void a hand now and
+Run as ``python tests/crash_worker.py DB SEED [TABLES]`` (DB: a SQLite path or a PostgreSQL
+URL). It does what the bot does on start-up and in play: resume every unfinished hand by
+replaying its log, retry the last logged action once (as a retried Telegram update would),
+then play hands on several tables at once from one event loop, book scorekeeping records and
+undo some, void a hand now and
 then. It prints ``ready`` after its first write so the test knows it is inside the loop.
 
 :func:`check_database` is what the crash test runs after every kill: it replays every
@@ -36,7 +37,7 @@ from storage import (  # noqa: E402
     HandStatus,
     PlayerKind,
     SeatTransfer,
-    SqliteStorage,
+    Storage,
     open_storage,
 )
 
@@ -90,7 +91,7 @@ def replay(rules: dict[str, Any], seed: int, dealer: int, actions: Sequence[dict
     return hand, booked
 
 
-async def _setup(store: SqliteStorage, tables: int) -> list[int]:
+async def _setup(store: Storage, tables: int) -> list[int]:
     """Players and tables, idempotent so that a kill half-way through is simply resumed."""
     players = [await store.player_for_user(CHAT, 9000 + i, f"P{i}") for i in range(PLAYERS - 1)]
     players.append(await store.named_player(CHAT, "电脑", PlayerKind.COMPUTER))
@@ -105,7 +106,7 @@ async def _setup(store: SqliteStorage, tables: int) -> list[int]:
     return open_ids[:tables]
 
 
-async def _play_table(store: SqliteStorage, table_id: int, rng: random.Random, resume: Any, ready: asyncio.Event):
+async def _play_table(store: Storage, table_id: int, rng: random.Random, resume: Any, ready: asyncio.Event):
     while True:
         if resume is not None:
             hand = resume.hand
@@ -130,7 +131,7 @@ async def _play_table(store: SqliteStorage, table_id: int, rng: random.Random, r
             ready.set()
 
 
-async def _keep_scores(store: SqliteStorage, rng: random.Random) -> None:
+async def _keep_scores(store: Storage, rng: random.Random) -> None:
     """A scorekeeping session in the same chat: records and undos, forever."""
     sessions = await store.open_sessions(CHAT)
     if sessions:

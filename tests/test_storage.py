@@ -1,4 +1,5 @@
-"""Storage on a real SQLite file: schema, tables and hands, the action log, the ledger."""
+"""Storage on a real SQLite file and a real PostgreSQL database: schema, tables and hands, the
+action log, the ledger. Tests taking ``store`` or ``db_url`` run on both backends."""
 
 from __future__ import annotations
 
@@ -23,6 +24,8 @@ from storage import (
 )
 from storage.schema import MIGRATIONS
 
+pytestmark = pytest.mark.both_backends
+
 CHAT = -1001
 
 
@@ -45,8 +48,8 @@ def clock() -> Clock:
 
 
 @pytest.fixture
-async def store(tmp_path, clock):
-    opened = await open_storage(tmp_path / "x.db", clock=clock)
+async def store(db_url, clock):
+    opened = await open_storage(db_url, clock=clock)
     yield opened
     problems = await opened.verify()
     await opened.close()
@@ -63,11 +66,13 @@ async def seated_table(store, chat_id: int = CHAT, names=("A", "B", "C"), first_
     return table, players
 
 
-async def test_open_creates_schema_with_wal_and_foreign_keys(store):
+async def test_open_creates_schema_with_wal_and_foreign_keys(tmp_path):
+    store = await open_storage(tmp_path / "x.db")
     assert isinstance(store, Storage)
     assert (await store._one(store._db, "PRAGMA journal_mode"))[0] == "wal"
     assert (await store._one(store._db, "PRAGMA foreign_keys"))[0] == 1
     assert (await store._one(store._db, "PRAGMA user_version"))[0] == len(MIGRATIONS)
+    await store.close()
 
 
 async def test_reopening_applies_only_missing_migrations(tmp_path):
@@ -319,10 +324,9 @@ async def test_many_tables_write_at_once_from_one_event_loop(store):
     assert sum(line.net for line in await store.balances(CHAT)) == 0
 
 
-async def test_two_connections_share_the_file_without_locking_errors(tmp_path):
+async def test_two_connections_share_the_file_without_locking_errors(db_url):
     """A second connection (e.g. ``xuezhan export`` while the bot runs) waits instead of failing."""
-    path = tmp_path / "two.db"
-    first, second = await open_storage(path), await open_storage(path)
+    first, second = await open_storage(db_url), await open_storage(db_url)
     try:
         hands = []
         for first_user, names in ((10, ("A", "B", "C")), (20, ("D", "E", "F"))):

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
+
+import pytest
 
 from storage import open_storage
 
 
-async def test_cancelled_callers_never_stall_the_writer(tmp_path: Path) -> None:
-    storage = await open_storage(tmp_path / "x.db")
+@pytest.mark.both_backends
+async def test_cancelled_callers_never_stall_the_writer(db_url: str) -> None:
+    storage = await open_storage(db_url)
     try:
         for round_ in range(300):
             tasks = [asyncio.create_task(storage.save_user(1000 + i, f"user {i}")) for i in range(3)]

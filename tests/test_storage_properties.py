@@ -33,8 +33,8 @@ step = st.one_of(
 )
 
 
-async def play(path: Path, steps: list[tuple[str, list[SeatTransfer]]]) -> None:
-    store = await open_storage(path, synchronous="OFF")
+async def play(target: str | Path, steps: list[tuple[str, list[SeatTransfer]]]) -> None:
+    store = await open_storage(target, synchronous="OFF")
     try:
         players = [await store.named_player(CHAT, f"P{i}") for i in range(4)]
         ids = [p.id for p in players]
@@ -87,8 +87,21 @@ async def play(path: Path, steps: list[tuple[str, list[SeatTransfer]]]) -> None:
         await store.close()
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(step, max_size=25))
-def test_any_sequence_of_writes_keeps_the_books_sound(steps):
+async def play_on_postgres(server, steps: list[tuple[str, list[SeatTransfer]]]) -> None:
+    url = await server.create_database()
+    try:
+        await play(url, steps)
+    finally:
+        await server.drop_database(url)
+
+
+@pytest.mark.both_backends
+@settings(max_examples=15, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(steps=st.lists(step, max_size=25))
+def test_any_sequence_of_writes_keeps_the_books_sound(backend, request, steps):
+    if backend == "postgresql":  # a new database per example, on the session's server
+        asyncio.run(play_on_postgres(request.getfixturevalue("postgres_server"), steps))
+        return
     with tempfile.TemporaryDirectory() as folder:
         asyncio.run(play(Path(folder) / "p.db", steps))

@@ -17,6 +17,8 @@ from cli.main import main
 from storage import SeatTransfer, open_storage
 from storage.export import HEADER
 
+pytestmark = pytest.mark.both_backends
+
 SHANGHAI = ZoneInfo("Asia/Shanghai")
 NEW_YORK = ZoneInfo("America/New_York")
 
@@ -27,8 +29,8 @@ def clock() -> Clock:
 
 
 @pytest.fixture
-async def store(tmp_path, clock):
-    opened = await open_storage(tmp_path / "t.db", clock=clock, synchronous="NORMAL")
+async def store(db_url, clock):
+    opened = await open_storage(db_url, clock=clock, synchronous="NORMAL")
     yield opened
     assert await opened.verify() == []
     await opened.close()

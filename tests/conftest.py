@@ -1,0 +1,59 @@
+"""Fixtures shared by every test folder: the storage backends.
+
+- ``db_url``: a fresh database for the test — a SQLite file in ``tmp_path`` by default, and
+  for a test (or a module, with ``pytestmark``) marked ``@pytest.mark.both_backends`` also a
+  new database on a PostgreSQL server started for the session. Pass it to
+  ``storage.open_storage`` (or as ``XUEZHAN_DB``). ``backend`` says which one it is.
+- ``postgres_server``: that server (``tests/pg_server.py``); tests needing it skip with the
+  reason when PostgreSQL is not installed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+
+import pytest
+from pg_server import PgServer, find_binaries
+
+BACKENDS = ("sqlite", "postgresql")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "both_backends: run the test's db_url on SQLite and on PostgreSQL (skipped if not installed)"
+    )
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "backend" in metafunc.fixturenames and metafunc.definition.get_closest_marker("both_backends"):
+        metafunc.parametrize("backend", BACKENDS, indirect=True)
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[PgServer]:
+    binaries = find_binaries()
+    if isinstance(binaries, str):
+        pytest.skip(binaries)
+    server = PgServer.start(binaries)
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def backend(request: pytest.FixtureRequest) -> str:
+    return getattr(request, "param", "sqlite")
+
+
+@pytest.fixture
+async def db_url(backend: str, tmp_path, request: pytest.FixtureRequest) -> AsyncIterator[str]:
+    if backend == "sqlite":
+        yield str(tmp_path / "xuezhan.db")
+        return
+    server: PgServer = request.getfixturevalue("postgres_server")
+    url = await server.create_database()
+    try:
+        yield url
+    finally:
+        await server.drop_database(url)
