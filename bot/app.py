@@ -36,6 +36,7 @@ log = logging.getLogger(__name__)
 FEATURE_MODULES: tuple[str, ...] = (
     "bot.handlers_basic",
     "bot.table.feature",
+    "bot.webapp",  # after the table feature: joins the web table's view to its runners
     "bot.rules_menu",
     "bot.score.chat",
     "bot.score.photo",

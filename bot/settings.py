@@ -46,6 +46,10 @@ class Settings(BaseSettings):
     webhook_url: str = Field("", alias="XUEZHAN_WEBHOOK_URL")
     webhook_port: int = Field(8443, alias="XUEZHAN_WEBHOOK_PORT", ge=1, le=65535)
     webhook_listen: IPvAnyAddress = Field(IPv4Address("0.0.0.0"), alias="XUEZHAN_WEBHOOK_LISTEN")
+    webapp_url: str = Field("", alias="XUEZHAN_WEBAPP_URL")  # public HTTPS address of the web table
+    webapp_name: str = Field("table", alias="XUEZHAN_WEBAPP_NAME", pattern=r"^[A-Za-z0-9_]{3,30}$")
+    web_listen: IPvAnyAddress = Field(IPv4Address("127.0.0.1"), alias="XUEZHAN_WEB_LISTEN")
+    web_port: int = Field(8080, alias="XUEZHAN_WEB_PORT", ge=0, le=65535)
 
     @field_validator("token")
     @classmethod
@@ -78,6 +82,13 @@ class Settings(BaseSettings):
         if value and urlparse(value).scheme not in {"http", "https"}:
             raise ValueError(f"{value!r} is not an http(s) URL")
         return value.rstrip("/")
+
+    @field_validator("webapp_url")
+    @classmethod
+    def _https_url(cls, value: str) -> str:
+        if value and urlparse(value).scheme != "https":
+            raise ValueError(f"{value!r} is not an https URL (Telegram opens Mini Apps only over HTTPS)")
+        return value
 
     @property
     def admins(self) -> frozenset[int]:

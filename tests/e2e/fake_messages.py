@@ -41,10 +41,13 @@ class Button:
     text: str
     callback_data: str | None = None
     url: str | None = None
+    web_app: str | None = None  # the Mini App's URL of a ``web_app`` button
 
     @classmethod
     def from_api(cls, raw: Mapping[str, Any]) -> Button:
-        return cls(raw.get("text", ""), raw.get("callback_data"), raw.get("url"))
+        web_app = raw.get("web_app")
+        return cls(raw.get("text", ""), raw.get("callback_data"), raw.get("url"),
+                   web_app.get("url") if isinstance(web_app, dict) else None)
 
 
 Keyboard = tuple[tuple[Button, ...], ...]

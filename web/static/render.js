@@ -267,6 +267,7 @@ function drawSettlement(frame, send) {
     frame.final.hands[seat].forEach((name) => tiles.append(tile(name, "sm")));
     view.melds[seat].forEach((m) => tiles.append(meldTiles(m, "sm")));
     view.won_tiles[seat].forEach((name) => tiles.append(tile(name, "sm", "highlight")));
+    view.wins.filter((w) => w.seat === seat && w.from_seat !== null).forEach((w) => tiles.append(tile(w.tile, "sm", "highlight")));
     row.append(tiles);
     for (const win of view.wins.filter((w) => w.seat === seat)) {
       const how = win.from_seat === null ? t("self_drawn") : t("fed_by", { name: nameOf(frame, win.from_seat) });

@@ -1,0 +1,144 @@
+"""The web table in a real browser (headless Debian Chromium): a whole hand by clicking, a reload
+mid-hand, a forged Telegram login, and screenshots at phone size for review.
+
+Screenshots go to ``$XUEZHAN_SCREENSHOTS`` (default ``/tmp/xuezhan-web-shots``), never into the
+repository.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from urllib.parse import quote
+
+from web_pages import click_decision, frame, play_until_over, wait_for_frame
+
+from engine.tiles import tile_name
+from storage.models import HandStatus
+from web.auth import sign_init_data
+from web.hub import WebHub
+from web.server import WebServer
+
+SHOTS = Path(os.environ.get("XUEZHAN_SCREENSHOTS", "/tmp/xuezhan-web-shots"))
+
+
+async def open_page(browser, url: str, width: int = 390, height: int = 844, locale: str = "zh-CN"):
+    context = await browser.new_context(viewport={"width": width, "height": height}, locale=locale,
+                                        device_scale_factor=2)
+    page = await context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    await page.goto(url)
+    return page, errors
+
+
+async def test_a_whole_hand_by_clicking_against_three_computers(local, browser) -> None:
+    table, runner = await local.open_table(1)
+    page, errors = await open_page(browser, local.links(local.server.url, table, runner)[0].url)
+    first = await wait_for_frame(page)
+    assert first["view"]["phase"] == "swap" and len(first["view"]["hand"]) in (13, 14)
+    assert await page.locator("#hand button").count() == len(first["view"]["hand"])
+
+    await play_until_over([page])
+
+    assert runner.game.over
+    hand = await local.storage.get_hand(runner.hand.id)
+    assert hand.status is HandStatus.FINISHED
+    settlement = page.locator("#settlement")
+    await settlement.wait_for(state="visible")
+    results = settlement.locator(".result")
+    assert await results.count() == 4
+    for seat in range(4):  # every hand is shown, tile by tile
+        shown = await results.nth(seat).locator(".tiles img[data-tile]").evaluate_all(
+            "imgs => imgs.map(i => i.dataset.tile)")
+        for tile in runner.game.hand(seat):
+            assert tile_name(tile) in shown
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    await page.screenshot(path=str(SHOTS / "settlement-390x844.png"))
+
+    await page.click("#next-hand")
+    await page.wait_for_function("() => window.xuezhan.frame.hand_number === 2 && !window.xuezhan.frame.over")
+    assert await settlement.is_hidden()
+    assert errors == []
+
+
+async def test_screenshots_at_phone_sizes_fit_without_scrolling_sideways(local, browser) -> None:
+    table, runner = await local.open_table(1)
+    url = local.links(local.server.url, table, runner)[0].url
+    page, errors = await open_page(browser, url)
+    await wait_for_frame(page)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:  # into the play, with some discards on the table
+        f = await frame(page)
+        if f["view"]["phase"] in ("play", "claim") and sum(map(len, f["view"]["rivers"])) >= 8:
+            break
+        if not await click_decision(page):
+            await page.wait_for_timeout(30)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    await page.screenshot(path=str(SHOTS / "table-390x844.png"))
+    assert await page.evaluate("document.documentElement.scrollWidth") <= 390
+    assert await page.evaluate("document.documentElement.lang") == "zh"
+    assert "牌墙" in await page.inner_text("#status")
+
+    small, _ = await open_page(browser, url, 360, 640)
+    await wait_for_frame(small)
+    await small.screenshot(path=str(SHOTS / "table-360x640.png"))
+    assert await small.evaluate("document.documentElement.scrollWidth") <= 360
+    hand_box = await small.locator("#hand").bounding_box()
+    assert hand_box is not None and hand_box["x"] >= 0 and hand_box["x"] + hand_box["width"] <= 360
+
+    english, _ = await open_page(browser, url, 1280, 800, locale="en-US")
+    await wait_for_frame(english)
+    assert "Wall" in await english.inner_text("#status")
+    await english.screenshot(path=str(SHOTS / "table-desktop-en.png"))
+    assert errors == []
+
+
+async def test_a_reload_mid_hand_catches_up_from_the_log(local, browser) -> None:
+    table, runner = await local.open_table(2)
+    links = local.links(local.server.url, table, runner)
+    alice, _ = await open_page(browser, links[0].url)
+    bob, _ = await open_page(browser, links[1].url)
+    await wait_for_frame(alice)
+    await wait_for_frame(bob)
+    deadline = time.monotonic() + 60
+    while runner.game.phase.value not in ("play", "claim") and time.monotonic() < deadline:
+        for page in (alice, bob):
+            await click_decision(page)
+
+    await alice.reload()  # the same tab: the page remembers what it saw
+    after = await wait_for_frame(alice)
+    assert after["v"] == runner.logged
+    assert after["view"]["hand"] == [tile_name(t) for t in runner.game.hand(after["seat"])]
+
+    await alice.goto("about:blank")  # away while the others play on
+    seen = runner.logged
+    while runner.logged < seen + 2 and time.monotonic() < deadline:
+        if not await click_decision(bob):
+            await bob.wait_for_timeout(30)
+        if runner.state[0].prompt_seq is not None and runner.logged < seen + 2:
+            break  # Alice must decide before anything else happens
+    missed = runner.logged - seen
+    await alice.goto(links[0].url)
+    back = await wait_for_frame(alice)
+    assert back["v"] == runner.logged
+    if missed:
+        assert back["events"], "the events missed while away come with the first frame"
+    await play_until_over([alice, bob])
+    assert runner.game.over
+
+
+async def test_a_forged_telegram_login_is_refused_on_the_page(browser) -> None:
+    hub = WebHub()
+    server = WebServer(hub, bot_token="123456:" + "A" * 35)
+    url = await server.start()
+    try:
+        forged = sign_init_data({"auth_date": str(int(time.time())), "user": '{"id":42,"first_name":"Eve"}'},
+                                "999999:" + "B" * 35)
+        page, errors = await open_page(browser, f"{url}?table=1#tgWebAppData={quote(forged)}")
+        await page.wait_for_function("() => document.getElementById('notice').textContent.includes('登录信息无效')")
+        assert await page.locator("#hand button").count() == 0
+        assert errors == []
+    finally:
+        await server.stop()
