@@ -17,6 +17,9 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from pydantic import Field, IPvAnyAddress, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from storage.factory import describe as describe_database
+from storage.interface import StorageError
+
 TELEGRAM_API_URL = "https://api.telegram.org/bot"
 
 # BotFather tokens: the bot's numeric id, a colon, and a 35-character secret.
@@ -34,7 +37,7 @@ class Settings(BaseSettings):
                                       frozen=True)
 
     token: str = Field(alias="TELEGRAM_BOT_TOKEN", repr=False)
-    db: Path = Field(Path("xuezhan.db"), alias="XUEZHAN_DB")
+    db: str = Field("xuezhan.db", alias="XUEZHAN_DB")  # a file path, sqlite:///path or postgresql://…
     lang: Literal["zh", "en"] = Field("zh", alias="XUEZHAN_LANG")
     tz: str = Field("Asia/Shanghai", alias="XUEZHAN_TZ")
     admins_text: str = Field("", alias="XUEZHAN_ADMINS")
@@ -58,6 +61,15 @@ class Settings(BaseSettings):
         if not _TOKEN_PATTERN.match(value):
             raise ValueError("does not look like a BotFather token (digits, a colon, then 35 characters)")
         return value
+
+    @field_validator("db")
+    @classmethod
+    def _database(cls, value: str) -> str:
+        try:
+            describe_database(value)
+        except StorageError as error:
+            raise ValueError(str(error)) from None
+        return value.strip()
 
     @field_validator("tz")
     @classmethod

@@ -56,6 +56,7 @@ def run(args: argparse.Namespace) -> int:
     from bot.app import build_application
     from bot.settings import ConfigError, load_settings
     from storage import StorageError
+    from storage.factory import redacted
 
     try:
         settings = load_settings(args.env_file)
@@ -85,5 +86,5 @@ def run(args: argparse.Namespace) -> int:
         return fail(f"cannot reach the Bot API at {settings.api_url} ({error}); check XUEZHAN_API_URL "
                     "and the network.")
     except (StorageError, OSError) as error:
-        return fail(f"cannot open the database XUEZHAN_DB={settings.db} ({error}).")
+        return fail(f"cannot open the database XUEZHAN_DB={redacted(settings.db)} ({error}).")
     return 0

@@ -1,4 +1,4 @@
-"""``xuezhan export --chat ID``: a chat's chip ledger as CSV, from the bot's database file."""
+"""``xuezhan export --chat ID``: a chat's chip ledger as CSV, from the bot's database."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from pathlib import Path
 
 from storage import StorageError, open_storage
 from storage.export import write_ledger_csv
+from storage.factory import describe
 
 DEFAULT_DB = "xuezhan.db"
 
@@ -20,19 +21,25 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     )
     parser.add_argument("--chat", type=int, required=True, help="Telegram chat id (groups are negative)")
     parser.add_argument(
-        "--db", default=None, help=f"database file (default: $XUEZHAN_DB or {DEFAULT_DB} in this directory)"
+        "--db", default=None,
+        help=f"database file or postgresql:// URL (default: $XUEZHAN_DB or {DEFAULT_DB} in this directory)"
     )
     parser.add_argument("--out", default=None, help="CSV file to write (default: standard output)")
     parser.set_defaults(func=run_export)
 
 
 def run_export(args: argparse.Namespace) -> int:
-    db_path = Path(args.db or os.environ.get("XUEZHAN_DB") or DEFAULT_DB)
-    if not db_path.is_file():
-        print(f"xuezhan export: no database file at {db_path}", file=sys.stderr)
+    target = args.db or os.environ.get("XUEZHAN_DB") or DEFAULT_DB
+    try:
+        backend, where = describe(target)
+    except StorageError as exc:
+        print(f"xuezhan export: {exc}", file=sys.stderr)
+        return 2
+    if backend == "sqlite" and not Path(where).is_file():
+        print(f"xuezhan export: no database file at {where}", file=sys.stderr)
         return 2
     try:
-        count = asyncio.run(_export(db_path, args.chat, args.out))
+        count = asyncio.run(_export(target, args.chat, args.out))
     except (StorageError, OSError) as exc:
         print(f"xuezhan export: {exc}", file=sys.stderr)
         return 1
@@ -41,8 +48,8 @@ def run_export(args: argparse.Namespace) -> int:
     return 0
 
 
-async def _export(db_path: Path, chat_id: int, out: str | None) -> int:
-    store = await open_storage(db_path)
+async def _export(target: str, chat_id: int, out: str | None) -> int:
+    store = await open_storage(target)
     try:
         chat = await store.get_chat(chat_id)
         entries = await store.ledger(chat_id)

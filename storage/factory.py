@@ -45,6 +45,20 @@ def describe(target: str | Path) -> tuple[str, str]:
     return "sqlite", text
 
 
+def redacted(target: str | Path) -> str:
+    """``target`` fit for a log line or an error message: a URL's password is replaced by ``***``.
+
+    >>> redacted("postgresql://bot:s3cret@db:5432/xuezhan"), redacted("xuezhan.db")
+    ('postgresql://bot:***@db:5432/xuezhan', 'xuezhan.db')
+    """
+    text = str(target)
+    scheme, sep, rest = text.partition("://")
+    credentials, at, host = rest.rpartition("@")
+    if not sep or not at or ":" not in credentials:
+        return text
+    return f"{scheme}{sep}{credentials.split(':', 1)[0]}:***@{host}"
+
+
 async def open_storage(
     target: str | Path, *, migrations: Sequence[Migration] | None = None, **options: Any
 ) -> SqliteStorage | PostgresStorage:

@@ -20,6 +20,7 @@ from functools import partial
 import asyncpg
 
 from storage import days
+from storage.factory import redacted
 from storage.group_commit import GroupCommitter
 from storage.interface import StorageError
 from storage.pg_connection import PgConnection
@@ -70,15 +71,7 @@ async def _connect(url: str, settings: dict[str, str]) -> asyncpg.Connection:
     try:
         return await asyncpg.connect(url, server_settings=settings)
     except (OSError, asyncpg.PostgresError, ValueError) as exc:
-        raise StorageError(f"cannot connect to PostgreSQL at {_without_password(url)}: {exc}") from exc
-
-
-def _without_password(url: str) -> str:
-    scheme, sep, rest = url.partition("://")
-    credentials, at, host = rest.rpartition("@")
-    if not at or ":" not in credentials:
-        return url
-    return f"{scheme}{sep}{credentials.split(':', 1)[0]}:***@{host}"
+        raise StorageError(f"cannot connect to PostgreSQL at {redacted(url)}: {exc}") from exc
 
 
 async def migrate(conn: asyncpg.Connection, migrations: Sequence[Migration] = MIGRATIONS) -> int:

@@ -19,7 +19,7 @@ def no_inherited_settings(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_only_the_token_is_required_and_everything_else_has_the_documented_default() -> None:
     settings = load_settings(None, TELEGRAM_BOT_TOKEN=DEFAULT_TOKEN)
-    assert (settings.db, settings.lang, settings.tz) == (Path("xuezhan.db"), "zh", "Asia/Shanghai")
+    assert (settings.db, settings.lang, settings.tz) == ("xuezhan.db", "zh", "Asia/Shanghai")
     assert (settings.discard_seconds, settings.claim_seconds) == (30, 15)
     assert settings.api_url == TELEGRAM_API_URL and settings.file_url == "https://api.telegram.org/file/bot"
     assert settings.admins == frozenset() and settings.webhook_url == ""
