@@ -1,34 +1,105 @@
 """Telegram's flood limits plus retries of transient server errors, for every API call the bot makes.
 
-``AIORateLimiter`` keeps the bot under ~30 messages a second overall and ~20 a minute per group,
-and waits out a 429's ``retry_after``. On top of that a 5xx answer or a dropped connection is
-retried with a short back-off, so a passing Telegram hiccup loses nothing. Bad requests, 403s and
-time-outs are not retried: the first are final, and after a time-out Telegram may have acted.
+``TelegramRateLimiter`` keeps the bot under ~30 messages a second overall and ~20 a minute per
+group (the leaky buckets of PTB's ``AIORateLimiter``), waits out a 429's ``retry_after``, and
+retries a 5xx answer or a dropped connection with a short back-off, so a passing Telegram
+hiccup loses nothing. Bad requests, 403s and time-outs are not retried: the first are final,
+and after a time-out Telegram may have acted.
+
+Its own addition is ``slot(chat_id)``: wait for the chat's turn *first*, then build the request.
+The presenter draws a picture inside the slot, so a picture is drawn only when it can go out at
+once, from the table's state at that moment; a state superseded while the send waited is never
+drawn. The next call of the same task to that chat inside the slot uses the turn already taken.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
-from collections.abc import Callable, Coroutine
+import warnings
+from collections.abc import AsyncIterator, Callable, Coroutine
+from contextvars import ContextVar
+from datetime import timedelta
 from typing import Any
 
-from telegram.error import BadRequest, NetworkError, TimedOut
-from telegram.ext import AIORateLimiter
+from aiolimiter import AsyncLimiter
+from telegram.constants import FloodLimit
+from telegram.error import BadRequest, NetworkError, RetryAfter, TimedOut
+from telegram.ext import BaseRateLimiter
+from telegram.warnings import PTBDeprecationWarning
 
 log = logging.getLogger(__name__)
 
 ApiResult = bool | dict[str, Any] | list[dict[str, Any]]
+ChatKey = int | str
+
+# The chat whose turn the current task holds (set by ``slot``, used by its next call there).
+_ADMITTED: ContextVar[ChatKey | None] = ContextVar("xuezhan_rate_slot", default=None)
 
 
-class TelegramRateLimiter(AIORateLimiter):
-    """``AIORateLimiter`` that also retries 5xx answers and connection errors."""
+def chat_key(chat_id: Any) -> ChatKey | None:
+    """The key a request is limited under: its ``chat_id`` as an int (or an @username)."""
+    if chat_id is None:
+        return None
+    with contextlib.suppress(ValueError, TypeError):
+        return int(chat_id)
+    return str(chat_id)
 
-    def __init__(self, *, retries: int = 3, server_error_retries: int = 3, backoff: float = 0.5,
-                 **limits: Any) -> None:
-        super().__init__(max_retries=retries, **limits)
+
+class TelegramRateLimiter(BaseRateLimiter[int]):
+    """Overall and per-group leaky buckets, 429 and 5xx retries, and turns taken ahead (``slot``)."""
+
+    def __init__(self, *, overall_max_rate: float = FloodLimit.MESSAGES_PER_SECOND, overall_time_period: float = 1,
+                 group_max_rate: float = FloodLimit.MESSAGES_PER_MINUTE_PER_GROUP, group_time_period: float = 60,
+                 retries: int = 3, server_error_retries: int = 3, backoff: float = 0.5) -> None:
+        self._overall = AsyncLimiter(overall_max_rate, overall_time_period) \
+            if overall_max_rate and overall_time_period else None
+        self._group_rate = (group_max_rate, group_time_period) if group_max_rate and group_time_period else None
+        self._groups: dict[ChatKey, AsyncLimiter] = {}
+        self._retries = retries
         self._server_error_retries = server_error_retries
         self._backoff = backoff
+        self._clear = asyncio.Event()  # cleared while a 429's retry_after holds every request back
+        self._clear.set()
+
+    async def initialize(self) -> None:
+        """Nothing to open."""
+
+    async def shutdown(self) -> None:
+        """Nothing to close."""
+
+    def _group(self, key: ChatKey) -> AsyncLimiter | None:
+        if self._group_rate is None or (isinstance(key, int) and key > 0):
+            return None  # private chats have no per-chat bucket
+        found = self._groups.get(key)
+        if found is None:
+            if len(self._groups) > 512:  # forget the buckets of groups that went quiet
+                for other, limiter in list(self._groups.items()):
+                    if limiter.has_capacity(limiter.max_rate):
+                        del self._groups[other]
+            found = self._groups[key] = AsyncLimiter(*self._group_rate)
+        return found
+
+    async def _take_turn(self, key: ChatKey | None) -> None:
+        if key is None:
+            return  # callback answers, getUpdates, getMe: no chat, no bucket
+        group = self._group(key)
+        if group is not None:
+            await group.acquire()
+        if self._overall is not None:
+            await self._overall.acquire()
+
+    @contextlib.asynccontextmanager
+    async def slot(self, chat_id: int) -> AsyncIterator[None]:
+        """Wait for ``chat_id``'s turn; the task's next API call to that chat inside uses it."""
+        key = chat_key(chat_id)
+        await self._take_turn(key)
+        token = _ADMITTED.set(key)
+        try:
+            yield
+        finally:
+            _ADMITTED.reset(token)
 
     async def process_request(
         self,
@@ -39,16 +110,38 @@ class TelegramRateLimiter(AIORateLimiter):
         data: dict[str, Any],
         rate_limit_args: int | None,
     ) -> ApiResult:
-        attempt = 0
+        key = chat_key(data.get("chat_id"))
+        admitted = key is not None and _ADMITTED.get() == key
+        if admitted:
+            _ADMITTED.set(None)  # one call per turn
+        flood_retries = server_retries = 0
         while True:
+            if not admitted:
+                await self._take_turn(key)
+            admitted = False
+            await self._clear.wait()
             try:
-                return await super().process_request(callback, args, kwargs, endpoint, data, rate_limit_args)
+                return await callback(*args, **kwargs)
+            except RetryAfter as error:
+                if flood_retries >= (rate_limit_args or self._retries):
+                    raise
+                flood_retries += 1
+                with warnings.catch_warnings():  # PTB 22 warns that the type will change; both are read
+                    warnings.simplefilter("ignore", PTBDeprecationWarning)
+                    wait = error.retry_after
+                delay = (wait.total_seconds() if isinstance(wait, timedelta) else float(wait)) + 0.1
+                log.info("%s: flood limit hit; every request waits %.1f s", endpoint, delay)
+                self._clear.clear()
+                try:
+                    await asyncio.sleep(delay)
+                finally:
+                    self._clear.set()
             except (BadRequest, TimedOut):
                 raise
             except NetworkError as error:
-                if attempt >= self._server_error_retries:
+                if server_retries >= self._server_error_retries:
                     raise
-                delay = self._backoff * 2**attempt
+                delay = self._backoff * 2**server_retries
                 log.warning("%s failed (%s); retrying in %.1fs", endpoint, error, delay)
                 await asyncio.sleep(delay)
-                attempt += 1
+                server_retries += 1
