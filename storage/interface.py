@@ -23,6 +23,7 @@ from storage.models import (
     HandResult,
     LedgerEntry,
     LoggedAction,
+    OwedPost,
     Player,
     PlayerKind,
     PlayerTotal,
@@ -128,13 +129,33 @@ class Storage(Protocol):
         transfers: Sequence[TransferLike] = (),
         *,
         result: JSON | None = None,
+        owe: str | None = None,
     ) -> AppendResult:
         """Log action number ``seq`` (0 for a hand's first) and its transfers in one transaction.
 
         Transfers name seats; storage books them between the players of those seats. With
         ``result`` the hand is finished in the same transaction (its final settlement is
-        all-or-nothing). Writing the same action at the same ``seq`` again is a no-op that
+        all-or-nothing). With ``owe`` an outbox row of that key (for the hand's chat) is written
+        in the same transaction too, so a post the action makes due survives a crash right
+        after it. Writing the same action at the same ``seq`` again is a no-op that
         returns ``DUPLICATE``; a different action there, or a gap, is a ``SequenceConflict``.
+        """
+        ...
+
+    async def owed_posts(self) -> list[OwedPost]:
+        """Outbox rows not yet marked sent, oldest first (drained after a restart)."""
+        ...
+
+    async def mark_posted(self, key: str) -> None:
+        """The post ``key`` reached Telegram; marking an unknown or sent key again is a no-op."""
+        ...
+
+    async def migrate_chat(self, old_id: int, new_id: int) -> bool:
+        """A group became a supergroup: move everything of ``old_id`` to ``new_id`` atomically.
+
+        Settings, players, balances, tables, hands, sessions, ledger rows and owed posts all
+        move in one transaction. A ``new_id`` row that holds nothing yet (created by an update
+        from the new chat) is replaced. False if ``old_id`` is unknown (nothing to move).
         """
         ...
 

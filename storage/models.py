@@ -240,3 +240,12 @@ class HandResult:
 class DueSummary:
     chat: Chat
     day: date  # the local day the summary is about
+
+
+@dataclass(frozen=True, slots=True)
+class OwedPost:
+    """A post the bot owes a chat (an outbox row not yet marked sent)."""
+
+    key: str
+    chat_id: int
+    created_at: datetime

@@ -165,4 +165,19 @@ _V1: Migration = (
     "CREATE INDEX ledger_by_payee ON ledger (payee)",
 )
 
-MIGRATIONS: tuple[Migration, ...] = (_V1,)
+# Posts the bot owes a chat, written in the same transaction as the action that makes them due
+# (a hand's final settlement card), and marked sent once Telegram has them: a restart (or a
+# Telegram outage longer than the client's retries) finds what is still owed here.
+_V2: Migration = (
+    """
+    CREATE TABLE outbox (
+        key        TEXT    PRIMARY KEY,                  -- what is owed, e.g. settlement:<hand id>
+        chat_id    INTEGER NOT NULL REFERENCES chats (id),
+        created_at INTEGER NOT NULL,
+        sent_at    INTEGER
+    )
+    """,
+    "CREATE INDEX outbox_pending ON outbox (created_at) WHERE sent_at IS NULL",
+)
+
+MIGRATIONS: tuple[Migration, ...] = (_V1, _V2)

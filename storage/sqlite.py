@@ -20,6 +20,7 @@ from storage.interface import StorageError
 from storage.schema import MIGRATIONS, Migration
 from storage.sqlite_base import Clock, now_utc
 from storage.sqlite_books import LedgerQueries
+from storage.sqlite_outbox import OutboxAndMigration
 from storage.sqlite_people import ChatsAndPlayers
 from storage.sqlite_play import TablesAndHands
 from storage.sqlite_scores import Scorekeeping
@@ -82,5 +83,5 @@ async def _migrate(db: aiosqlite.Connection, migrations: Sequence[Migration]) ->
         await db.execute("COMMIT")
 
 
-class SqliteStorage(ChatsAndPlayers, TablesAndHands, Scorekeeping, LedgerQueries):
+class SqliteStorage(ChatsAndPlayers, TablesAndHands, Scorekeeping, LedgerQueries, OutboxAndMigration):
     """Chats, players, tables, hands, the action log and the ledger in one SQLite file."""

@@ -178,6 +178,7 @@ class TablesAndHands(SqliteBase):
         transfers: Sequence[TransferLike] = (),
         *,
         result: JSON | None = None,
+        owe: str | None = None,
     ) -> AppendResult:
         action_json = canonical_json(action)
         result_json = None if result is None else canonical_json(result)
@@ -208,6 +209,9 @@ class TablesAndHands(SqliteBase):
                     "UPDATE hands SET status = 'finished', result = ?, finished_at = ? WHERE id = ?",
                     (result_json, now, hand_id),
                 )
+            if owe is not None:
+                await db.execute("INSERT OR IGNORE INTO outbox (key, chat_id, created_at) VALUES (?, ?, ?)",
+                                 (owe, chat_id, now))
             return AppendResult(AppendOutcome.WRITTEN, seq)
 
     async def void_hand(self, hand_id: int, reason: str) -> Hand:
