@@ -210,7 +210,7 @@ class TablesAndHands(SqliteBase):
                     (result_json, now, hand_id),
                 )
             if owe is not None:
-                await db.execute("INSERT OR IGNORE INTO outbox (key, chat_id, created_at) VALUES (?, ?, ?)",
+                await db.execute("INSERT INTO outbox (key, chat_id, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
                                  (owe, chat_id, now))
             return AppendResult(AppendOutcome.WRITTEN, seq)
 
