@@ -210,8 +210,10 @@ class TablesAndHands(SqliteBase):
                     (result_json, now, hand_id),
                 )
             if owe is not None:
-                await db.execute("INSERT INTO outbox (key, chat_id, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
-                                 (owe, chat_id, now))
+                await db.execute(
+                    "INSERT INTO outbox (key, chat_id, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+                    (owe, chat_id, now),
+                )
             return AppendResult(AppendOutcome.WRITTEN, seq)
 
     async def void_hand(self, hand_id: int, reason: str) -> Hand:
