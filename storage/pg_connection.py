@@ -137,8 +137,9 @@ class PgConnection:
         return PgCursor(lambda: self._run(sql, params))
 
     async def _run(self, sql: str, params: Params) -> tuple[list[tuple[Any, ...]], int | None]:
-        if _BEGIN.match(sql) and self.raw.is_closed():
-            self.raw = await self._connect()
+        if _BEGIN.match(sql):
+            await self._begin(sql)
+            return [], None
         text, args = translate(sql, params)
         insert = _INSERT_INTO.match(text)
         wants_id = insert is not None and insert.group(1) in self._generated_ids and not _RETURNING.search(text)
@@ -150,6 +151,18 @@ class PgConnection:
             return [], None
         rows = await self.raw.fetch(text, *args)
         return [plain(row) for row in rows], None
+
+    async def _begin(self, sql: str) -> None:
+        """Open a transaction, on a new connection if the server dropped ours (restarted):
+        nothing has been done yet, so starting over there loses nothing."""
+        if self.raw.is_closed():
+            self.raw = await self._connect()
+        try:
+            await self.raw.execute(sql)
+        except (asyncpg.ConnectionDoesNotExistError, asyncpg.InterfaceError, OSError):
+            self.raw.terminate()
+            self.raw = await self._connect()
+            await self.raw.execute(sql)
 
     async def executemany(self, sql: str, rows: Iterable[Params]) -> None:
         batch = list(rows)

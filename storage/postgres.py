@@ -14,8 +14,10 @@ the second waits, then finds nothing left to do.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Awaitable, Callable, Sequence
-from functools import partial
+from functools import partial, wraps
+from typing import Any, TypeVar
 
 import asyncpg
 
@@ -31,6 +33,8 @@ from storage.sqlite_books import LedgerQueries
 from storage.sqlite_people import ChatsAndPlayers
 from storage.sqlite_play import TablesAndHands
 from storage.sqlite_scores import Scorekeeping
+
+T = TypeVar("T")
 
 # pg_advisory_lock key held while migrating ("xuezhan" in ASCII); advisory locks are per database.
 MIGRATION_LOCK = 0x7875657A68616E
@@ -101,8 +105,33 @@ async def migrate(conn: asyncpg.Connection, migrations: Sequence[Migration] = MI
         await conn.execute("SELECT pg_advisory_unlock($1)", MIGRATION_LOCK)
 
 
+# Two workers racing for the same row: one waits for the other's commit, then hits its unique key
+# (both created chat -100 or logged action 7 of a hand) or a deadlock. The loser's unit was rolled
+# back whole, so running it again is safe, and it then finds the winner's row: an existing chat,
+# a DUPLICATE or a SequenceConflict — what it would have found had it come second.
+_RACES = (asyncpg.UniqueViolationError, asyncpg.DeadlockDetectedError)
+RACE_ATTEMPTS = 3
+
+
+def _rerun_lost_races(method: Callable[..., Awaitable[T]]) -> Callable[..., Awaitable[T]]:
+    @wraps(method)
+    async def rerun(self: Any, *args: Any, **kwargs: Any) -> T:
+        for attempt in range(1, RACE_ATTEMPTS + 1):
+            try:
+                return await method(self, *args, **kwargs)
+            except _RACES:
+                if attempt == RACE_ATTEMPTS:
+                    raise
+        raise AssertionError("unreachable")
+
+    return rerun
+
+
 class PostgresStorage(ChatsAndPlayers, TablesAndHands, Scorekeeping, LedgerQueries):
-    """Chats, players, tables, hands, the action log and the ledger in a PostgreSQL database."""
+    """Chats, players, tables, hands, the action log and the ledger in a PostgreSQL database.
+
+    Every public method is one unit of work that is run again if it lost a race with another
+    process for a row (see ``_rerun_lost_races``)."""
 
     def __init__(
         self,
@@ -118,3 +147,15 @@ class PostgresStorage(ChatsAndPlayers, TablesAndHands, Scorekeeping, LedgerQueri
         async with self._tx() as db:
             (version,) = await self._one(db, f"SELECT version FROM {VERSION_TABLE}")
         return int(version)
+
+
+def _wrap_public_methods(cls: type) -> None:
+    """Every public unit of work, including those that later mixins add, reruns lost races."""
+    for name in dir(cls):
+        method = getattr(cls, name)
+        if not name.startswith("_") and name != "close" and inspect.iscoroutinefunction(method) \
+                and not getattr(method, "__wrapped__", None):
+            setattr(cls, name, _rerun_lost_races(method))
+
+
+_wrap_public_methods(PostgresStorage)
