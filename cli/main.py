@@ -20,6 +20,7 @@ COMMAND_MODULES = (
     "cli.gallery",
     "cli.simulate",
     "cli.play",
+    "cli.review",
 )
 
 
