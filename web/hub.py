@@ -132,6 +132,7 @@ class WebHub:
         seat = runner.seat_of(viewer.user_id)
         if seat is None:
             viewer.push({"type": "error", "key": "not_your_seat"})
+            viewer.queue.put_nowait(None)  # and close: this page has nothing to show
             return
         missed = events_since(runner, seat, since) if since is not None else []
         viewer.push(self._frame(runner, seat, missed))

@@ -1,0 +1,95 @@
+"""One table, three views: the real bot on the fake Telegram, two people in browsers (logged in
+with initData signed by the bot's token) and one on DM buttons, all at the same runner."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator
+from urllib.parse import quote
+
+import pytest
+from fake_telegram import FakeTelegram
+from harness import BotFactory, clean_environment
+from table_players import HumanPlayer, start_game
+from web_pages import play_until_over, wait_for_frame
+
+from bot.table.feature import TABLES_KEY
+from bot.webapp import SERVER_KEY
+from engine.game import Phase
+from web.auth import sign_init_data
+
+WEB = {"XUEZHAN_COMPUTER_DELAY": "0", "XUEZHAN_GROUP_UPDATE_SECONDS": "3", "XUEZHAN_LANG": "en",
+       "XUEZHAN_DISCARD_SECONDS": "120", "XUEZHAN_CLAIM_SECONDS": "120",
+       "XUEZHAN_WEBAPP_URL": "https://table.example", "XUEZHAN_WEB_PORT": "0"}
+
+
+@pytest.fixture
+async def telegram() -> AsyncIterator[FakeTelegram]:
+    async with FakeTelegram() as server:
+        yield server
+
+
+@pytest.fixture
+async def start_bot(telegram: FakeTelegram, tmp_path, monkeypatch) -> AsyncIterator[BotFactory]:
+    for name in clean_environment():
+        monkeypatch.delenv(name)
+    factory = BotFactory(telegram, tmp_path / "xuezhan.db")
+    try:
+        yield factory
+    finally:
+        await factory.close()
+
+
+def web_app_button(telegram: FakeTelegram, user):
+    for message in telegram.bot_messages(user):
+        for button in message.buttons:
+            if button.web_app:
+                return button
+    return None
+
+
+async def test_two_browsers_and_one_person_on_dm_buttons_play_one_hand(telegram, start_bot, browser) -> None:
+    app = await start_bot(**WEB)
+    alice, bob, carol = telegram.user("Alice"), telegram.user("Bob"), telegram.user("Carol")
+    group = telegram.group("Friends", members=[alice, bob, carol], admins=[alice])
+    for user in (alice, bob, carol):
+        await user.start()
+    await alice.send(group, "/newgame")
+    lobby = await telegram.wait_for_bot_message(group, lambda m: "table #" in (m.text or ""))
+    for user in (bob, carol):
+        await (await user.press(lobby, "Join")).answer()
+    await telegram.wait_for(lambda: "Carol" in lobby.text, what="Carol in the lobby")
+    await start_game(telegram, alice, lobby)
+
+    runner = next(iter(app.bot_data[TABLES_KEY].runners.values()))
+    server = app.bot_data[SERVER_KEY]
+    pages = {}
+    for user in (alice, bob):  # each gets a DM with a web_app button that opens this table
+        button = await telegram.wait_for(lambda u=user: web_app_button(telegram, u), what="the table button")
+        assert button.web_app == f"https://table.example/?table={runner.table_id}"
+        init_data = sign_init_data({"auth_date": str(int(time.time())),
+                                    "user": f'{{"id":{user.id},"first_name":"{user.first_name}"}}'},
+                                   telegram.token)
+        context = await browser.new_context(viewport={"width": 390, "height": 844})
+        pages[user.first_name] = page = await context.new_page()
+        await page.goto(f"{server.url}?table={runner.table_id}#tgWebAppData={quote(init_data)}")
+        await wait_for_frame(page)
+
+    # Alice chooses her three tiles on the DM buttons, then plays on in the browser.
+    alice_dm, carol_dm = HumanPlayer(telegram, alice), HumanPlayer(telegram, carol)
+    alice_seat = runner.seat_of(alice.id)
+    deadline = time.monotonic() + 30
+    while runner.game.phase is Phase.SWAP and alice_seat in runner.game.pending_seats():
+        assert time.monotonic() < deadline, "Alice's swap by DM did not go through"
+        await alice_dm.act()
+    assert alice_dm.presses >= 4  # three tiles and the confirm button
+
+    await play_until_over(list(pages.values()), others=carol_dm.act, timeout=180)
+    assert runner.game.over and carol_dm.presses > 0
+    for page in pages.values():  # both pages show the same settlement the group gets
+        shown = await page.evaluate("window.xuezhan.frame")
+        assert shown["final"]["chips"] == runner.game.chips()
+        assert not shown["can_next"]  # the group's card decides the next hand
+    await telegram.wait_for(lambda: any((b.callback_data or "").endswith(":next")
+                                        for m in telegram.bot_messages(group) for b in m.buttons),
+                            what="the settlement card in the group")
