@@ -9,11 +9,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
 from engine import analysis
-from engine.rules import RuleSet, SelfDrawBonus
+from engine.rules import SETTING_VALUES, RuleSet, SelfDrawBonus, parse_setting
 from engine.scoring import score, wait_scores
 from engine.tiles import (
     COPIES,
@@ -22,6 +23,7 @@ from engine.tiles import (
     counts_of,
     format_hand,
     parse_hand,
+    parse_typed_hand,
     tile_name,
 )
 
@@ -44,6 +46,12 @@ def _add_rule_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--rules", default="chengdu", help="preset: chengdu, xueliu or classic")
     p.add_argument("--cap", choices=["8", "16", "32", "64", "none"], help="封顶 in 倍")
     p.add_argument("--zimo", choices=[b.value for b in SelfDrawBonus], help="self-draw: jiadi, jiafan, none")
+    p.add_argument("--jiangdui", choices=["8", "16", "none"], help="将对 worth 8 (default), 16, or not a pattern")
+    p.add_argument("--no-jingoudiao-qingdaiyao", action="store_true",
+                   help="金钩钓 and 清带幺 are not patterns (the hand is valued without them)")
+    p.add_argument("--juezhang", action="store_true", help="绝张 (win on the last unseen copy) doubles")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help=f"any table setting, repeatable; keys: {', '.join(SETTING_VALUES)}")
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
 
@@ -53,6 +61,23 @@ def rules_from_args(args: argparse.Namespace) -> RuleSet:
         rules = rules.with_changes(cap=None if args.cap == "none" else int(args.cap))
     if args.zimo is not None:
         rules = rules.with_changes(self_draw=SelfDrawBonus(args.zimo))
+    if args.jiangdui is not None:
+        rules = rules.with_changes(all_pungs_258=None if args.jiangdui == "none" else int(args.jiangdui))
+    if args.no_jingoudiao_qingdaiyao:
+        rules = rules.with_changes(golden_and_flush_terminals=False)
+    if args.juezhang:
+        rules = rules.with_changes(last_copy_bonus=True)
+    return with_settings(rules, args.set)
+
+
+def with_settings(rules: RuleSet, assignments: Sequence[str]) -> RuleSet:
+    """``rules`` changed by ``KEY=VALUE`` strings (``--set``); ``ValueError`` names a bad one."""
+    for assignment in assignments:
+        key, sep, value = assignment.partition("=")
+        if not sep:
+            raise ValueError(f"--set takes KEY=VALUE, got {assignment!r}")
+        field, parsed = parse_setting(key.strip(), value)
+        rules = rules.with_changes(**{field: parsed})
     return rules
 
 
@@ -79,12 +104,17 @@ def _fail(args: argparse.Namespace, error: HandError | ValueError) -> int:
 def run_score(args: argparse.Namespace) -> int:
     try:
         rules = rules_from_args(args)
-        hand = parse_hand(args.hand)
+        hand, marked = parse_typed_hand(args.hand)
         result = score(hand, rules)
     except (HandError, ValueError) as error:
         return _fail(args, error)
     payload = {"ok": True, "hand": format_hand(hand), **result.to_dict()}
     words = [format_hand(hand), *result.lines("zh"), *result.lines("en")]
+    if marked:
+        note = (f"+{tile_name(hand.win_tile or 0)} was also written among the tiles: "
+                "read as marking that tile as the winning one")
+        payload["note"] = note
+        words.insert(1, f"note: {note}")
     _emit(args, payload, words)
     return 0
 

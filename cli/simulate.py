@@ -13,12 +13,14 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Sequence
 from typing import Any
 
+from cli.score import with_settings
 from engine.actions import SEATS
 from engine.ai import PLAYERS
 from engine.ai_stats import percentile
-from engine.rules import PRESETS, RuleSet
+from engine.rules import PRESETS, SETTING_VALUES, RuleSet
 from engine.selfplay import arena, named_players, play_session
 
 EXIT_CHECK_FAILED = 1
@@ -30,6 +32,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     s.add_argument("--hands", type=int, default=100, help="hands to play (default 100)")
     s.add_argument("--seed", type=int, default=0, help="seed of the first hand (hand i uses seed + i)")
     s.add_argument("--rules", default="chengdu", help=f"preset: {', '.join(PRESETS)}")
+    s.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help=f"change one table setting (repeatable); keys: {', '.join(SETTING_VALUES)}")
     s.add_argument(
         "--players",
         default="ai,ai,ai,ai",
@@ -53,9 +57,10 @@ class BadInput(ValueError):
     pass
 
 
-def _rules(name: str) -> RuleSet:
+def _rules(name: str, assignments: Sequence[str] = ()) -> RuleSet:
+    """A preset changed by ``KEY=VALUE`` settings (``--set``)."""
     try:
-        return RuleSet.preset(name)
+        return with_settings(RuleSet.preset(name), assignments)
     except ValueError as exc:
         raise BadInput(str(exc)) from None
 
@@ -76,7 +81,7 @@ def _fail(args: argparse.Namespace, message: str) -> int:
 
 def run_simulate(args: argparse.Namespace) -> int:
     try:
-        rules = _rules(args.rules)
+        rules = _rules(args.rules, args.set)
         names = [_player_name(n.strip()) for n in args.players.split(",")]
         if len(names) != SEATS:
             raise BadInput(f"--players needs {SEATS} comma-separated names, got {len(names)}")
@@ -117,6 +122,7 @@ def run_simulate(args: argparse.Namespace) -> int:
         "hands": args.hands,
         "seed": args.seed,
         "rules": args.rules,
+        "settings": args.set,
         "seconds": seconds,
         "hands_per_second": args.hands / seconds if seconds else 0.0,
         "decision_ms_p50": percentile(times, 50) * 1000,
@@ -127,8 +133,9 @@ def run_simulate(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(payload, ensure_ascii=False))
     else:
+        described = " ".join([args.rules, *args.set])
         print(
-            f"{args.hands} hands ({args.rules}) in {seconds:.1f} s: {payload['hands_per_second']:.1f} hands/s; "
+            f"{args.hands} hands ({described}) in {seconds:.1f} s: {payload['hands_per_second']:.1f} hands/s; "
             f"decision p50 {payload['decision_ms_p50']:.2f} ms, p95 {payload['decision_ms_p95']:.2f} ms"
         )
         print("seat  player   chips  per hand  wins  deal-ins  花猪")
@@ -142,7 +149,8 @@ def run_simulate(args: argparse.Namespace) -> int:
             for p in problems:
                 print(f"  {p}")
         else:
-            print("checks passed: 108 tiles accounted for, transfers sum to zero, replay identical")
+            print("checks passed: 108 tiles accounted for, transfers sum to zero, replay and save identical, "
+                  "the house rules kept")
     return EXIT_CHECK_FAILED if problems else 0
 
 

@@ -24,7 +24,8 @@ from engine.ai_stats import Estimate, clustered_mean, percentile
 from engine.events import Event, EventType
 from engine.game import Game
 from engine.rules import RuleSet
-from engine.tiles import COPIES, NUM_KINDS, MeldKind
+from engine.settlement import TransferReason
+from engine.tiles import COPIES, NUM_KINDS, MeldKind, suits_in
 
 PlayerFactory = Callable[[int, int], Player]  # (hand seed, seat) -> a fresh player
 
@@ -64,6 +65,31 @@ def check_hand(game: Game) -> list[str]:
     replayed = Game.replay(game.rules, game.seed, game.dealer, [a.to_dict() for a in game.actions])
     if replayed.to_json() != game.to_json():
         problems.append("replaying the action log gives a different state")
+    if Game.from_json(game.to_json()).to_json() != game.to_json():
+        problems.append("saving and restoring the state changes it")
+    return problems + _house_rule_problems(game)
+
+
+def _house_rule_problems(game: Game) -> list[str]:
+    """What the table's settings promise, checked on the finished hand (RULES.md §3-§7)."""
+    rules, problems = game.rules, []
+    for win in game.wins:
+        tiles = win.hand.all_tiles()
+        if len(suits_in(tiles)) > 2:
+            problems.append(f"seat {win.seat} won holding three suits")
+        void = game.voids[win.seat]
+        if rules.declare_void and void is not None and any(t // 9 == void for t in tiles):
+            problems.append(f"seat {win.seat} won holding a tile of its void suit")
+        if not rules.declare_void and void is not None:
+            problems.append("a void suit was declared although the table does not declare voids")
+    if rules.swap_three and rules.swap_direction is not None and game.direction is not rules.swap_direction:
+        problems.append(f"tiles were swapped {game.direction.value}, not {rules.swap_direction.value}")
+    reasons = [t.reason for t in game.transfers]
+    if not rules.kong_cannon_transfer and TransferReason.CALL_TRANSFER in reasons:
+        problems.append("呼叫转移 happened although the table keeps the kong money")
+    pig_amounts = {t.amount for t in game.transfers if t.reason is TransferReason.FLOWER_PIG}
+    if pig_amounts - {rules.flower_pig_penalty * rules.base}:
+        problems.append(f"a 花猪 paid {sorted(pig_amounts)}, not {rules.flower_pig_penalty * rules.base}")
     return problems
 
 

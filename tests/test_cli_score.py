@@ -74,3 +74,46 @@ def test_words_mode_prints_the_explanation(capsys: pytest.CaptureFixture[str]) -
     assert main(["score", "11224466m55889p +9p"]) == 0
     text = capsys.readouterr().out
     assert "七对 ×4" in text and "seven pairs" in text
+
+
+def test_the_book_example_earthly_win_with_self_draw_double(capsys: pytest.CaptureFixture[str]) -> None:
+    # RULES.md §5: 清带幺 16 × 2² roots × 2 (加番) = 128; marking it 地胡 cannot lower it.
+    argv = ["--cap", "none", "--zimo", "jiafan", "--json"]
+    assert run(capsys, "score", "1112233789999p +1p dihu zimo", *argv)[1]["multiplier"] == 128
+    assert run(capsys, "score", "1112233789999p +1p zimo", *argv)[1]["multiplier"] == 128
+
+
+def test_house_rules_that_change_a_typed_hand(capsys: pytest.CaptureFixture[str]) -> None:
+    jiang = "222m555m888m222p5p +5p"  # 将对; no root, on a discard
+    assert run(capsys, "score", jiang, "--json")[1]["multiplier"] == 8
+    assert run(capsys, "score", jiang, "--cap", "none", "--jiangdui", "16", "--json")[1]["multiplier"] == 16
+    out = run(capsys, "score", jiang, "--jiangdui", "none", "--json")[1]
+    assert (out["pattern"], out["multiplier"]) == ("对对胡", 2)
+    flush = "123m123m123m789m9m +9m"  # 清带幺 16; without it 带幺九 4
+    assert run(capsys, "score", flush, "--cap", "none", "--json")[1]["multiplier"] == 16
+    out = run(capsys, "score", flush, "--cap", "none", "--no-jingoudiao-qingdaiyao", "--json")[1]
+    assert (out["pattern"], out["multiplier"]) == ("带幺九", 4)
+    plain = "123m456m789m234p6p +6p juezhang"
+    assert run(capsys, "score", plain, "--json")[1]["multiplier"] == 1  # 绝张 is off by default
+    assert run(capsys, "score", plain, "--juezhang", "--json")[1]["multiplier"] == 2
+    assert run(capsys, "score", plain, "--set", "last_copy_bonus=true", "--json")[1]["multiplier"] == 2
+    code, out = run(capsys, "score", plain, "--set", "last_copy_bonus=maybe", "--json")
+    assert code == 2 and "one of false, true" in out["message"]
+
+
+def test_a_marked_tile_also_written_among_the_fourteen_is_read_as_the_mark(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out = run(capsys, "score", "123m456m789m22p555p +2p", "--json")
+    assert code == 0 and out["hand"] == "123456789m2555p +2p" and "also written" in out["note"]
+    code, out = run(capsys, "score", "123m456m789m2p555p +2p +3p", "--json")
+    assert code == 2
+
+
+def test_simulate_with_a_house_rule_checks_it(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["simulate", "--hands", "2", "--players", "greedy,greedy,greedy,greedy", "--json"]
+    assert main([*argv, "--set", "declare_void=false", "--set", "swap_direction=across"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["ok"] and out["settings"] == ["declare_void=false", "swap_direction=across"]
+    assert main([*argv, "--set", "pass_win_scope=sometimes"]) == 2
+    assert "any, same_tile, off" in json.loads(capsys.readouterr().out)["message"]
