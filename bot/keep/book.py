@@ -18,7 +18,7 @@ from typing import Any
 
 from engine import settlement
 from engine.rules import GameMode, KongFlowerPayer, RuleSet, SelfDrawBonus
-from engine.scoring import Pattern, Score, score
+from engine.scoring import Pattern, Score, pattern_value, score
 from engine.settlement import FinalHand, KongKind, Transfer
 from engine.tiles import DescribedHand, HandError, Situation, check_tiles, parse_hand
 
@@ -134,9 +134,11 @@ def picked_value(pattern: Pattern, roots: int, situations: frozenset[Situation],
                   if s in situations)
     if Situation.LAST_TILE in situations and rules.last_tile_bonus:
         bonuses += 1
+    if Situation.LAST_COPY in situations and rules.last_copy_bonus:
+        bonuses += 1
     if self_draw and rules.self_draw is SelfDrawBonus.DOUBLE:
         bonuses += 1
-    uncapped = pattern.multiplier << (roots + bonuses)
+    uncapped = (pattern_value(pattern, rules) or pattern.multiplier) << (roots + bonuses)
     multiplier = uncapped if rules.cap is None else min(uncapped, rules.cap)
     extra = 1 if self_draw and rules.self_draw is SelfDrawBonus.ADD_BASE else 0
     return PickedValue(pattern, roots, bonuses, multiplier, multiplier + extra, self_draw)
@@ -191,7 +193,7 @@ def discard_win_transfers(state: HandState, discarder: int, values: Sequence[tup
     for winner, value in values:
         out += settlement.win_by_discard(winner, discarder, value, rules, robbing=robbing)
     passed_from = None
-    if Situation.AFTER_KONG_DISCARD in situations:
+    if Situation.AFTER_KONG_DISCARD in situations and rules.kong_cannon_transfer:
         held = state.last_kong(discarder)
         if held is not None:
             out += settlement.call_transfer(discarder, [w for w, _ in values], held.collected)
@@ -201,10 +203,10 @@ def discard_win_transfers(state: HandState, discarder: int, values: Sequence[tup
 
 def self_draw_transfers(state: HandState, winner: int, value: Any, situations: frozenset[Situation],
                         rules: RuleSet) -> list[Transfer]:
-    """自摸: everyone still in pays; 点杠花 承包 makes the feeder of a 直杠 pay alone."""
+    """自摸: everyone still in pays; 点杠花 承包 / 算点炮 make the feeder of a 直杠 pay alone."""
     payers = [s for s in state.still_in(rules) if s != winner]
     feeder = None
-    if Situation.KONG_REPLACEMENT in situations and rules.kong_flower_payer is KongFlowerPayer.FEEDER:
+    if Situation.KONG_REPLACEMENT in situations and rules.kong_flower_payer is not KongFlowerPayer.EVERYONE:
         held = state.last_kong(winner)
         if held is not None and held.kind is KongKind.DIRECT:
             feeder = held.discarder
