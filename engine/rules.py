@@ -101,6 +101,7 @@ CAPS: tuple[int | None, ...] = (8, 16, 32, 64, None)
 ALL_PUNGS_258_VALUES: tuple[int | None, ...] = (8, 16, None)  # None: 将对 is not a pattern
 UNCAPPED_HEAVENLY_VALUE = 32
 UNCAPPED_FLOWER_PIG = 16
+AI_LEVELS: tuple[str, ...] = ("normal", "easy", "hard")
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,6 +131,7 @@ class RuleSet:
     not_ready_pays_lowest: bool = False  # 查小叫 instead of 查大叫
     dead_wait_counts_as_ready: bool = True  # 死叫 counts as ready
     next_dealer: NextDealer = NextDealer.FIRST_WINNER
+    ai_level: str = "normal"  # how well the computer players play: easy, normal, hard (not a rule)
     base: int = 1  # chips per base stake
 
     def __post_init__(self) -> None:
@@ -137,6 +139,8 @@ class RuleSet:
             raise ValueError(f"cap must be one of 8, 16, 32, 64 or none, got {self.cap!r}")
         if self.all_pungs_258 not in ALL_PUNGS_258_VALUES:
             raise ValueError(f"将对 must be worth 8, 16 or none, got {self.all_pungs_258!r}")
+        if self.ai_level not in AI_LEVELS:
+            raise ValueError(f"ai_level must be one of {', '.join(AI_LEVELS)}, got {self.ai_level!r}")
         if not isinstance(self.base, int) or self.base < 1:
             raise ValueError(f"base stake must be a whole number of chips >= 1, got {self.base!r}")
 
@@ -185,15 +189,16 @@ class RuleSet:
         return cls(**kwargs)
 
     def changed_fields(self, reference: RuleSet | None = None) -> list[str]:
-        """The settings (base excluded) that differ from ``reference`` (the defaults), in field order."""
+        """The settings (base stake excluded) that differ from ``reference`` (the defaults), in field order."""
         reference = reference or RuleSet()
         return [f.name for f in fields(self)
                 if f.name != "base" and getattr(self, f.name) != getattr(reference, f.name)]
 
     def preset_name(self) -> str | None:
-        """The preset these rules equal, if any (for a one-line summary)."""
+        """The preset these rules equal, if any (for a one-line summary); the base stake and the
+        computer players' level are not rules, so they do not count."""
         for name, rules in PRESETS.items():
-            if rules == self.with_changes(base=rules.base):
+            if rules == self.with_changes(base=rules.base, ai_level=rules.ai_level):
                 return name
         return None
 
@@ -248,6 +253,7 @@ SETTING_VALUES: dict[str, tuple[Any, ...]] = {
     "not_ready_pays_lowest": (False, True),
     "dead_wait_counts_as_ready": (True, False),
     "next_dealer": tuple(NextDealer),
+    "ai_level": AI_LEVELS,
 }
 """Every setting but the base stake, with the values a table may pick, the default first."""
 
