@@ -50,6 +50,10 @@ HAZARD = {GameMode.FIRST_WIN: 0.07, GameMode.BLOODY_BATTLE: 0.03, GameMode.BLOOD
 STAY_COST = 0.05
 # Chips a hand still not ready at the empty wall pays (查叫), per ready opponent, roughly.
 NOT_READY_PENALTY = 2.0
+# The search leaves ai-v1's choice only for a discard whose estimated edge is this many standard
+# errors above zero and at least this many chips: the estimate is noisy, ai-v1 is not bad.
+CONFIDENCE = 1.5
+MIN_EDGE = 0.05
 # Danger is in multiplier units; this turns it into chips like the rollout values.
 CHIPS_PER_DANGER = 1.8
 
@@ -76,8 +80,9 @@ def hidden_deal(view: SeatView, rng: random.Random) -> list[Tile]:
     return pool
 
 
-def _win_value(counts: list[int], melds: Sequence[Meld], rules: RuleSet, payers: int) -> float:
-    """A self-drawn win's chips, estimated from the shape: roots, flush, all pungs, seven pairs."""
+def _win_value(counts: list[int], melds: Sequence[Meld], rules: RuleSet, payers: int, self_drawn: bool) -> float:
+    """A win's chips, estimated from the shape: roots, flush, all pungs, seven pairs; a self-draw
+    is paid by every other seat still in (with 加底 / 加番), a discard by the discarder alone."""
     roots = sum(1 for c in counts if c == COPIES) + sum(1 for m in melds if m.is_kong or counts[m.tile])
     suits = {t // 9 for t, c in enumerate(counts) if c} | {m.tile // 9 for m in melds}
     mult = 2**roots
@@ -87,6 +92,8 @@ def _win_value(counts: list[int], melds: Sequence[Meld], rules: RuleSet, payers:
         mult *= 4 if roots == 0 else 2  # 七对; 龙七对 counts its root once
     elif all(c in (0, 2, 3) for c in counts) and sum(1 for c in counts if c == 2) == 1:
         mult *= 2  # 对对胡
+    if not self_drawn:
+        return float(mult if rules.cap is None else min(mult, rules.cap))
     if rules.self_draw is SelfDrawBonus.DOUBLE:
         mult *= 2
     if rules.cap is not None:
@@ -110,11 +117,15 @@ def _shape_loss(counts: list[int], t: Tile) -> int:
 def rollout(
     counts: list[int],
     melds: Sequence[Meld],
-    draws: Sequence[Tile],
+    wall: Sequence[Tile],
     rules: RuleSet,
-    payers: int,
+    seats: int,
 ) -> float:
-    """Chips from playing a hand waiting to draw (3k+1 tiles) through ``draws`` alone."""
+    """Chips from playing a hand waiting to draw (3k+1 tiles) through a sampled ``wall``.
+
+    The ``seats`` players still in draw in turn, this seat first; the others are taken to throw
+    what they draw, so a ready hand also wins on their tiles (paid by the thrower alone).
+    """
     c = list(counts)
     k = len(melds)
     sig = meld_signature(melds)
@@ -126,12 +137,13 @@ def rollout(
     survive = 1.0
     now = shanten_keys(keys[0], keys[1], keys[2], k)
     value = 0.0
-    for t in draws:
-        suit = t // 9
-        keys[suit] += KEY_STEP[t]
+    payers = seats - 1
+    for i in range(0, len(wall), seats):
+        t = wall[i]
+        keys[t // 9] += KEY_STEP[t]
         c[t] += 1
         if is_win_keys(keys[0], keys[1], keys[2], sig):
-            return value + survive * _win_value(c, melds, rules, payers)
+            return value + survive * _win_value(c, melds, rules, payers, True)
         # a ready hand keeps its wait and throws what it drew; otherwise a draw that lowers the
         # shanten is kept and the cheapest tile that keeps the gain goes
         after = shanten_keys(keys[0], keys[1], keys[2], k) if now > 0 else now
@@ -153,6 +165,14 @@ def rollout(
                 now -= 1
         keys[throw // 9] -= KEY_STEP[throw]
         c[throw] -= 1
+        if now == 0:
+            for t in wall[i + 1 : i + seats]:
+                keys[t // 9] += KEY_STEP[t]
+                won = is_win_keys(keys[0], keys[1], keys[2], sig)
+                keys[t // 9] -= KEY_STEP[t]
+                if won:
+                    c[t] += 1
+                    return value + survive * _win_value(c, melds, rules, payers, False)
         value -= STAY_COST * survive
         survive *= 1.0 - hazard
     if now > 0 and rules.mode is not GameMode.FIRST_WIN:
@@ -179,6 +199,7 @@ class SearchPlayer(AIPlayer):
         self.samples = samples
         self.clock = clock
         self.last_samples = 0  # rounds the last search played (for the benchmark and the review)
+        self.confident: set[Tile] = set()
 
     def choose(self, view: SeatView, legal: Sequence[Action]) -> Action:
         self.last_samples = 0
@@ -191,15 +212,17 @@ class SearchPlayer(AIPlayer):
         void = None if view.voids[view.seat] is None else int(view.voids[view.seat])  # type: ignore[arg-type]
         if void is not None and any(t // 9 == void for t in view.hand):
             return choice  # void tiles first: nothing to search
-        scores = self.discard_values(view, counts, outlook)
-        if not scores:
+        edges = self.discard_values(view, counts, outlook)
+        if not self.confident:
             return choice
-        best = max(scores, key=lambda t: (scores[t], -t))
+        best = max(self.confident, key=lambda t: (edges[t], -t))
         return Action.discard(view.seat, best)
 
     def discard_values(self, view: SeatView, counts: list[int], outlook: Outlook) -> dict[Tile, float]:
-        """Estimated chips of each searched discard (empty when there is nothing to search: one
-        sensible candidate, or a late hand ``ai-v1`` folds)."""
+        """Estimated chips of each searched discard over ``ai-v1``'s choice (empty when there is
+        nothing to search: one sensible candidate, or a late hand ``ai-v1`` folds). The discards
+        whose edge is clearly above zero go in ``self.confident``."""
+        self.confident = set()
         melds = view.melds[view.seat]
         tiles = sorted({t for t in range(27) if counts[t]})
         ranked = ai_eval.rank_discards(counts, melds, outlook, tiles)
@@ -216,7 +239,7 @@ class SearchPlayer(AIPlayer):
             picked[-1] = v1
         if len(picked) < 2:
             return {}
-        return self._search(view, counts, melds, outlook, picked, danger)
+        return self._search(view, counts, melds, outlook, picked, danger, v1)
 
     def _search(
         self,
@@ -226,21 +249,35 @@ class SearchPlayer(AIPlayer):
         outlook: Outlook,
         candidates: list[Tile],
         danger: list[float],
+        baseline: Tile,
     ) -> dict[Tile, float]:
         start = self.clock()
-        draws_n = max(1, round(outlook.draws_left))
-        payers = max(1, sum(view.in_play) - 1)
+        seats = max(2, sum(view.in_play))
         totals = dict.fromkeys(candidates, 0.0)
+        squares = dict.fromkeys(candidates, 0.0)  # of the difference to the baseline, per sample
         rounds = 0
+        values: dict[Tile, float] = {}
         while self.samples is None or rounds < self.samples:
-            wall = hidden_deal(view, self.rng)[:draws_n]
+            wall = hidden_deal(view, self.rng)[: view.wall_count]
             for t in candidates:
                 counts[t] -= 1
-                totals[t] += rollout(counts, melds, wall, self.rules, payers)
+                values[t] = rollout(counts, melds, wall, self.rules, seats)
                 counts[t] += 1
+            for t in candidates:
+                diff = values[t] - values[baseline]
+                totals[t] += diff
+                squares[t] += diff * diff
             rounds += 1
             if self.samples is None and self.budget is not None and self.clock() - start >= self.budget:
                 break
         self.last_samples = rounds
-        return {t: totals[t] / rounds - CHIPS_PER_DANGER * DANGER_WEIGHT * danger[t] for t in candidates}
-
+        out = {}
+        for t in candidates:
+            mean = totals[t] / rounds
+            spread = max(0.0, squares[t] / rounds - mean * mean) ** 0.5 / rounds**0.5
+            # the baseline's own danger is counted in both, so only the difference matters
+            edge = mean - CHIPS_PER_DANGER * DANGER_WEIGHT * (danger[t] - danger[baseline])
+            out[t] = edge
+            if t != baseline and edge > CONFIDENCE * spread + MIN_EDGE:
+                self.confident.add(t)
+        return out

@@ -85,8 +85,8 @@ def test_rollouts_value_a_ready_hand_over_a_broken_one() -> None:
     totals = [0.0, 0.0]
     for _ in range(200):
         rng.shuffle(pool)
-        totals[0] += rollout(ready, (), pool[:8], CLASSIC, 3)
-        totals[1] += rollout(broken, (), pool[:8], CLASSIC, 3)
+        totals[0] += rollout(ready, (), pool[:24], CLASSIC, 3)
+        totals[1] += rollout(broken, (), pool[:24], CLASSIC, 3)
     assert totals[0] > totals[1]
 
 
