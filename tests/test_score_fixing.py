@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from bot.score.answer import toggled
 from bot.score.fixing import Entry, Fixing, Step
-from engine.tiles import Meld, MeldKind, Situation, Suit, format_hand, parse_tile, parse_tiles
+from engine.tiles import Meld, MeldKind, Situation, Suit, format_hand, parse_tile, parse_tiles, tile_name
 
 S = Situation
 
@@ -103,3 +103,9 @@ def test_situations_stay_consistent() -> None:
     assert toggled(frozenset({S.AFTER_KONG_DISCARD}), S.ROBBING_KONG) == {S.ROBBING_KONG}
     assert toggled(frozenset({S.ROBBING_KONG}), S.SELF_DRAW) == {S.SELF_DRAW}
     assert toggled(frozenset({S.LAST_TILE}), S.LAST_TILE) == none
+
+
+def test_unsure_tiles_are_listed_least_confident_first() -> None:
+    f = Fixing(7, [Entry(parse_tile("1m"), True, 0.7), Entry(parse_tile("5p"), False, 0.99),
+                   Entry(parse_tile("9s"), True, 0.3), Entry(parse_tile("3m"), True, 0.5)])
+    assert [tile_name(f.entries[i].tile) for i in f.unsure_first()] == ["9s", "3m", "1m"]

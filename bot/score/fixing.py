@@ -28,6 +28,7 @@ class Step(Enum):
 class Entry:
     tile: Tile
     unsure: bool = False  # the recogniser was not confident; cleared once the player sets it
+    confidence: float = 1.0  # the recogniser's confidence, to show the least sure tiles first
 
 
 @dataclass
@@ -56,6 +57,10 @@ class Fixing:
     @property
     def tile_count(self) -> int:
         return len(self.entries) + sum(m.size for m in self.melds)
+
+    def unsure_first(self) -> list[int]:
+        """Indices of the unsure tiles, least confident first: the order to ask the player to check them."""
+        return sorted((i for i, e in enumerate(self.entries) if e.unsure), key=lambda i: self.entries[i].confidence)
 
     def picture_key(self) -> tuple[object, ...]:
         """What the picture depends on; when it is unchanged only the caption needs editing."""
