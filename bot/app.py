@@ -37,6 +37,7 @@ FEATURE_MODULES: tuple[str, ...] = (
     "bot.handlers_basic",
     "bot.table.feature",
     "bot.webapp",  # after the table feature: joins the web table's view to its runners
+    "bot.table.review",  # after the web feature: wraps the tables' presenter to offer 复盘
     "bot.rules_menu",
     "bot.score.chat",
     "bot.score.photo",
