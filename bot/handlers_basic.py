@@ -90,12 +90,13 @@ async def lang_command(update: Update, context: Context) -> None:
     if message is None or user is None or chat is None:
         return
     texts = await texts_for(update, context)
+    if not await _may_set_language(context, chat.id, chat.type, user.id):
+        # Only those who may choose get the buttons; anyone else gets one line, not a keyboard.
+        await message.reply_text(texts.t("Only group admins can change the group's language."))
+        return
     chosen = supported(context.args[0]) if context.args else None
     if chosen is None:
         await message.reply_text(texts.t("Choose the language:"), reply_markup=_language_keyboard())
-        return
-    if not await _may_set_language(context, chat.id, chat.type, user.id):
-        await message.reply_text(texts.t("Only group admins can change the group's language."))
         return
     await _save_language(context, chat.id, chat.type, user.id, user.full_name, chosen)
     await message.reply_text(_chosen_text(chosen))

@@ -210,11 +210,17 @@ async def test_opening_a_table_gives_no_say_over_the_chats_stakes(
     group = telegram.group("Friends", members=[alice, bob], admins=[alice])
     await bob.start()
     lobby = await lobby_of(telegram, bob, group)  # Bob, not an admin, opens the table
-    await (await bob.press(lobby, "Settings")).answer()
-    menu = await telegram.wait_for_bot_message(group, lambda m: "Base stake" in str(m.buttons))
+    refused = await bob.press(lobby, "Settings")  # no menu for him at all
+    assert "group admin" in (await refused.answer() or "") and refused.show_alert
+    await (await alice.press(lobby, "Settings")).answer()
+    menu = await telegram.wait_for_bot_message(group, lambda m: "Game" in str(m.buttons))
     for _ in range(2):
-        refused = await bob.press(menu, "Base stake")
+        refused = await bob.press(menu, "Game")
         assert "group admin" in (await refused.answer() or "") and refused.show_alert
     assert (await services(app).storage.get_chat(group.id)).base_stake == 1
-    await (await alice.press(menu, "Base stake")).answer()  # an admin may
-    assert (await services(app).storage.get_chat(group.id)).base_stake != 1
+    await (await alice.press(menu, "Game")).answer()  # an admin may
+    await telegram.wait_for(lambda: "Base stake" in str(menu.buttons), what="the game page")
+    await (await alice.press(menu, "Base stake")).answer()
+    await telegram.wait_for(lambda: "st:v:base:1" in str(menu.buttons), what="the stakes")
+    await (await alice.press(menu, data="st:v:base:1")).answer()
+    assert (await services(app).storage.get_chat(group.id)).base_stake == 2
