@@ -1,0 +1,42 @@
+"""复盘 end to end: after a hosted hand the person's DM offers a review; pressing it brings back
+pictures with plain words, and nobody else can review that hand."""
+
+from __future__ import annotations
+
+from fake_telegram import FakeTelegram
+from harness import BotFactory
+from table_players import HumanPlayer, play_until_over
+from test_table_game import FAST, alone_at_a_table
+
+
+async def test_a_finished_hand_offers_a_review_that_only_its_player_can_open(
+    telegram: FakeTelegram, start_bot: BotFactory
+) -> None:
+    await start_bot(**FAST)
+    alice, group = await alone_at_a_table(telegram)
+    await play_until_over(telegram, group, [HumanPlayer(telegram, alice)], timeout=90)
+    offer = await telegram.wait_for_bot_message(
+        alice, lambda m: any((b.callback_data or "").startswith("rv:") for b in m.buttons), timeout=10
+    )
+    assert "hard computer player" in (offer.text or "")
+    before = max(m.message_id for m in telegram.bot_messages(alice))
+
+    bob = telegram.user("Bob")
+    await bob.start()
+    stranger = await bob.press(offer, data=offer.buttons[0].callback_data, check=False)
+    assert await stranger.answer() == "Only a player of that hand can review it."
+
+    press = await alice.press(offer, "Review this hand")
+    assert await press.answer() == "Reviewing your hand; the moments follow shortly."
+
+    def review_messages() -> list:
+        return [m for m in telegram.bot_messages(alice) if m.message_id > before]
+
+    first = await telegram.wait_for(review_messages, timeout=60, what="the review")
+    # The simple test person throws the first tile offered, so the hard player disagrees somewhere.
+    shown = first[0]
+    assert shown.photo_file_id is not None, shown.text
+    assert "The hard computer player would" in shown.caption and "Estimated cost" in shown.caption
+    await telegram.settle()
+    assert 1 <= len(review_messages()) <= 5
+    assert all(len(m.caption or "") <= 1024 for m in review_messages())
