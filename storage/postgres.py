@@ -30,6 +30,7 @@ from storage.schema import Migration
 from storage.schema_postgres import MIGRATIONS, VERSION_TABLE
 from storage.sqlite_base import Clock, now_utc
 from storage.sqlite_books import LedgerQueries
+from storage.sqlite_outbox import OutboxAndMigration
 from storage.sqlite_people import ChatsAndPlayers
 from storage.sqlite_play import TablesAndHands
 from storage.sqlite_scores import Scorekeeping
@@ -127,7 +128,7 @@ def _rerun_lost_races(method: Callable[..., Awaitable[T]]) -> Callable[..., Awai
     return rerun
 
 
-class PostgresStorage(ChatsAndPlayers, TablesAndHands, Scorekeeping, LedgerQueries):
+class PostgresStorage(ChatsAndPlayers, TablesAndHands, Scorekeeping, LedgerQueries, OutboxAndMigration):
     """Chats, players, tables, hands, the action log and the ledger in a PostgreSQL database.
 
     Every public method is one unit of work that is run again if it lost a race with another

@@ -169,4 +169,17 @@ _V1: Migration = (
     "CREATE INDEX ledger_by_payee ON ledger (payee)",
 )
 
-MIGRATIONS: tuple[Migration, ...] = (_V1,)
+# Posts owed to a chat (storage.schema._V2).
+_V2: Migration = (
+    """
+    CREATE TABLE outbox (
+        key        TEXT   PRIMARY KEY,
+        chat_id    BIGINT NOT NULL REFERENCES chats (id),
+        created_at BIGINT NOT NULL,
+        sent_at    BIGINT
+    )
+    """,
+    "CREATE INDEX outbox_pending ON outbox (created_at) WHERE sent_at IS NULL",
+)
+
+MIGRATIONS: tuple[Migration, ...] = (_V1, _V2)

@@ -1,4 +1,4 @@
-"""The outbox and chat migration on a real SQLite file.
+"""The outbox and chat migration on a real SQLite file and a real PostgreSQL database.
 
 The outbox row of a hand's settlement is written in the same transaction as the final action,
 so it exists exactly when the hand is finished; a chat that becomes a supergroup moves every
@@ -11,12 +11,14 @@ import pytest
 
 from storage import HandStatus, InvalidWrite, PlayerKind, SeatTransfer, open_storage
 
+pytestmark = pytest.mark.both_backends
+
 OLD, NEW = -100_001, -1_000_000_000_001
 
 
 @pytest.fixture
-async def store(tmp_path):
-    opened = await open_storage(tmp_path / "x.db")
+async def store(db_url):
+    opened = await open_storage(db_url)
     yield opened
     problems = await opened.verify()
     await opened.close()

@@ -147,3 +147,11 @@ def test_database_targets_are_told_apart_and_passwords_never_shown():
     with pytest.raises(StorageError, match="needs a file path"):
         describe("sqlite:///")
     assert redacted("postgresql://bot:pw@h/d?host=/run") == "postgresql://bot:***@h/d?host=/run"
+
+
+def test_postgres_storage_offers_every_method_of_sqlite_storage():
+    from storage import SqliteStorage
+    from storage.postgres import PostgresStorage
+
+    public = {name for name in dir(SqliteStorage) if not name.startswith("_")}
+    assert public - set(dir(PostgresStorage)) == set(), "add the new mixin to PostgresStorage (storage/postgres.py)"

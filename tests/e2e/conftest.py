@@ -2,9 +2,11 @@
 
 - ``telegram``: a running ``FakeTelegram`` (loopback, ephemeral port), stopped after the test.
 - ``start_bot``: ``await start_bot(features=..., rate_limiter=..., XUEZHAN_LANG="en", ...)``
-  builds the real Application (``bot.app.build_application``) pointed at ``telegram`` with a
-  SQLite file in ``tmp_path``, starts it, and stops every bot it started at teardown.
-  ``start_bot.db`` is that file; ``start_bot.settings(...)`` the settings it would use.
+  builds the real Application (``bot.app.build_application``) pointed at ``telegram`` with the
+  test's ``db_url`` (a SQLite file in ``tmp_path``; in a test or module marked
+  ``@pytest.mark.both_backends`` also a PostgreSQL database, see tests/conftest.py), starts it,
+  and stops every bot it started at teardown. ``start_bot.db`` is that database;
+  ``start_bot.settings(...)`` the settings it would use.
 """
 
 from __future__ import annotations
@@ -23,10 +25,10 @@ async def telegram() -> AsyncIterator[FakeTelegram]:
 
 
 @pytest.fixture
-async def start_bot(telegram: FakeTelegram, tmp_path, monkeypatch) -> AsyncIterator[BotFactory]:
+async def start_bot(telegram: FakeTelegram, db_url: str, monkeypatch) -> AsyncIterator[BotFactory]:
     for name in clean_environment():
         monkeypatch.delenv(name)
-    factory = BotFactory(telegram, tmp_path / "xuezhan.db")
+    factory = BotFactory(telegram, db_url)
     try:
         yield factory
     finally:

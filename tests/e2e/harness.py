@@ -63,7 +63,7 @@ async def stop_application(app: AnyApplication) -> None:
 class BotFactory:
     """Builds and starts bots against one fake server; every bot shares ``db`` unless told."""
 
-    def __init__(self, telegram: FakeTelegram, db: Path) -> None:
+    def __init__(self, telegram: FakeTelegram, db: str | Path) -> None:
         self.telegram = telegram
         self.db = db
         self.started: list[AnyApplication] = []

@@ -44,6 +44,7 @@ def totals(panel: ChatMessage) -> dict[str, int]:
     return out
 
 
+@pytest.mark.both_backends
 async def test_a_session_with_kongs_a_multiple_win_an_undo_and_an_empty_wall(
     telegram: FakeTelegram, start_bot: BotFactory
 ) -> None:

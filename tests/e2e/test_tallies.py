@@ -8,6 +8,7 @@ from collections import defaultdict
 from datetime import UTC, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
+import pytest
 from fake_telegram import ChatMessage, FakeChat, FakeTelegram, FakeUser
 from harness import BotFactory
 from table_players import HumanPlayer, play_until_over, start_game
@@ -71,6 +72,7 @@ def summaries(telegram: FakeTelegram, chat: FakeChat) -> list[ChatMessage]:
     return [m for m in telegram.bot_messages(chat) if (m.caption or "").startswith("Tally of the day")]
 
 
+@pytest.mark.both_backends
 async def test_the_daily_summary_fires_at_each_chats_local_time_and_once_after_a_restart(
     telegram: FakeTelegram, start_bot: BotFactory, monkeypatch
 ) -> None:
@@ -125,6 +127,7 @@ async def test_the_daily_summary_fires_at_each_chats_local_time_and_once_after_a
     assert len(summaries(telegram, first)) == len(summaries(telegram, second)) == 1
 
 
+@pytest.mark.both_backends
 async def test_tally_balances_and_leaderboard_equal_sums_of_the_ledger(
     telegram: FakeTelegram, start_bot: BotFactory
 ) -> None:
