@@ -7,6 +7,7 @@ short one.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import functools
 import logging
@@ -25,7 +26,7 @@ from bot.services import services, texts_for, user_language
 from bot.table import callbacks
 from bot.table.lobby import lobby_keyboard, lobby_text
 from bot.table.presenter import TelegramPresenter
-from bot.table.runner import Limits, Refusal
+from bot.table.runner import Limits, Refusal, settlement_key
 from bot.table.tables import JobQueueScheduler, Tables, table_languages
 from engine.rules import RuleSet
 from storage import NotFound
@@ -34,6 +35,7 @@ from storage.models import HandStatus, Player, PlayerKind, Table, TableStatus
 log = logging.getLogger(__name__)
 
 TABLES_KEY = "xuezhan.tables"
+PRESS_ANSWER_SECONDS = 8.0  # Telegram forgets an unanswered press after about 15 s
 REFUSALS = {
     "not_your_seat": N_("This is not your seat."),
     "stale": N_("That button is out of date."),
@@ -383,6 +385,7 @@ async def after_hand(update: Update, context: Context, table_id: int, hand_id: i
                                        votes=votes, needed=needed), show_alert=True)
             return
     await query.answer()
+    await storage.mark_posted(settlement_key(hand_id))  # the card reached the group: nothing owed
     await query.edit_message_reply_markup(None)
     await tables(context).finished(table.id)
     if verb == "next":
@@ -504,8 +507,16 @@ async def game_press(update: Update, context: Context) -> None:
     if press is None or runner is None:
         await query.answer(texts.t("This hand is over."))
         return
+    # The press goes on even if this handler stops waiting: a move waiting for the database is
+    # saved once it can be, and the person hears so before Telegram gives up on the press.
+    pressed = asyncio.ensure_future(runner.press(user.id, press.seq, press.code))
+    done, _ = await asyncio.wait({pressed}, timeout=PRESS_ANSWER_SECONDS)
+    if not done:
+        pressed.add_done_callback(_log_late_failure)
+        await query.answer(texts.t("Saving is slow; your move counts as soon as it is saved."))
+        return
     try:
-        await runner.press(user.id, press.seq, press.code)
+        pressed.result()
     except Refusal as refusal:
         await query.answer(texts.t(REFUSALS[refusal.key]))
         return
@@ -514,6 +525,11 @@ async def game_press(update: Update, context: Context) -> None:
         await query.answer(texts.t("Something went wrong; please try again."))
         return
     await query.answer()
+
+
+def _log_late_failure(task: asyncio.Future[None]) -> None:
+    if not task.cancelled() and task.exception() is not None and not isinstance(task.exception(), Refusal):
+        log.error("a press that waited for the database failed: %s", task.exception())
 
 
 FEATURE = Feature(

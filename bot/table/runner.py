@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -25,10 +26,19 @@ from engine.ai import Player, make_player
 from engine.events import Event
 from engine.game import Game, Phase
 from engine.rules import RuleSet
-from storage import Storage
+from storage import Storage, StorageError
 from storage.models import Hand
 
 log = logging.getLogger(__name__)
+
+RETRY_FIRST_SECONDS = 0.2
+RETRY_MAX_SECONDS = 5.0
+SLOW_STORAGE_NOTICE_SECONDS = 10.0
+
+
+def settlement_key(hand_id: int) -> str:
+    """The outbox key of a hand's settlement card (written with its final action)."""
+    return f"settlement:{hand_id}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,8 +114,10 @@ class TableRunner:
         presenter: Presenter,
         scheduler: Scheduler,
         limits: Limits,
+        on_storage_trouble: Callable[[TableRunner, bool], Awaitable[None]] | None = None,
     ) -> None:
         self.table_id = table_id
+        self.on_storage_trouble = on_storage_trouble  # (runner, slow): a write waits long / is through
         self.chat_id = chat_id
         self.hand = hand
         self.game = game
@@ -230,9 +242,7 @@ class TableRunner:
         transfers = [e.transfer for e in events if e.transfer is not None]
         result = self.result() if self.game.over else None
         try:
-            await self.storage.append_action(
-                self.hand.id, self.logged, action.to_dict(), transfers, result=result
-            )
+            await self._write(action, transfers, result)
         except Exception:
             log.exception("table %s: could not log %s; rebuilding from the log", self.table_id, action)
             self.game = await self._replay_from_log()
@@ -241,6 +251,46 @@ class TableRunner:
         self.last_events = tuple(events)
         self._refresh_decisions()
         await self.presenter.changed(self, events)
+
+    async def _write(self, action: Action, transfers: Sequence[Any], result: dict[str, Any] | None) -> None:
+        """Log one action, retrying with backoff while storage cannot write (disk full, locked).
+
+        Writing the same action at the same sequence number again is a no-op in storage, so a
+        retry after a write that did land changes nothing. A refusal (``StorageError``) is not
+        retried: it would be refused again. The hand's final action owes the group its
+        settlement card, in the same transaction (the outbox), so a crash right after it
+        cannot lose the card. The group hears once if the wait grows long, and again when it ends.
+        """
+        owe = settlement_key(self.hand.id) if result is not None else None
+        delay, started, told = RETRY_FIRST_SECONDS, time.monotonic(), False
+        while True:
+            try:
+                await self.storage.append_action(
+                    self.hand.id, self.logged, action.to_dict(), transfers, result=result, owe=owe
+                )
+            except StorageError:
+                raise
+            except Exception as error:
+                if self.closed:
+                    raise
+                log.warning("table %s: could not log action %s (%s); retrying in %.1f s",
+                            self.table_id, self.logged, error, delay)
+                if not told and time.monotonic() - started >= SLOW_STORAGE_NOTICE_SECONDS:
+                    told = True
+                    await self._tell_storage(slow=True)
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, RETRY_MAX_SECONDS)
+                continue
+            if told:
+                await self._tell_storage(slow=False)
+            return
+
+    async def _tell_storage(self, slow: bool) -> None:
+        if self.on_storage_trouble is not None:
+            try:
+                await self.on_storage_trouble(self, slow)
+            except Exception:
+                log.exception("table %s: could not tell the group about storage", self.table_id)
 
     async def _replay_from_log(self) -> Game:
         logged = await self.storage.hand_actions(self.hand.id)
@@ -348,4 +398,7 @@ class TableRunner:
                     await self._commit(self._computer_choice(seat))
                 except GameError:
                     log.exception("table %s: computer player chose an illegal action", self.table_id)
+                    return
+                except Exception:  # storage refused the write (retries cover a storage that is away)
+                    log.exception("table %s: a computer player's move could not be logged", self.table_id)
                     return

@@ -24,7 +24,7 @@ from engine.actions import Action, GameError
 from engine.game import Game
 from engine.rules import RuleSet
 from storage import Storage
-from storage.models import Hand, PlayerKind, Table
+from storage.models import Hand, PlayerKind, Table, TableStatus
 
 log = logging.getLogger(__name__)
 
@@ -66,6 +66,8 @@ class Tables:
         self.presenter = presenter
         self.scheduler = scheduler
         self.limits = limits
+        self.bot = presenter.bot  # kept apart: another feature may wrap the presenter
+        self._group_texts = presenter.group_texts
         self.runners: dict[int, TableRunner] = {}
         self._chat_locks: dict[int, asyncio.Lock] = {}
         self._votes: dict[tuple[int, str], set[int]] = {}
@@ -117,6 +119,38 @@ class Tables:
                 continue
             runner = await self._runner(table, hand, game)
             await runner.start(resumed=True)
+        await self.post_owed()
+
+    async def post_owed(self) -> None:
+        """Settlement cards owed since before a restart: post them again from the hand's log.
+
+        The outbox row was written with the hand's final action; it is marked sent once a
+        Next hand / End press proves the card reached the group. A card owed by a table that
+        has moved on (a newer hand, or the table closed) is no longer wanted.
+        """
+        for owed in await self.storage.owed_posts():
+            kind, _, raw = owed.key.partition(":")
+            if kind != "settlement" or not raw.isdigit():
+                continue
+            hand = await self.storage.get_hand(int(raw))
+            table = await self.storage.get_table(hand.table_id)
+            hands = await self.storage.table_hands(table.id)
+            if table.status is not TableStatus.PLAYING or hands[-1].id != hand.id or table.id in self.runners:
+                await self.storage.mark_posted(owed.key)
+                continue
+            logged = [Action.from_dict(a.action) for a in await self.storage.hand_actions(hand.id)]
+            game = Game.replay(RuleSet.from_dict(hand.rules), hand.seed, hand.dealer, logged)
+            runner = await self._runner(table, hand, game)
+            await runner.start(resumed=True)  # the game is over: this shows the final table and DMs
+            await self.presenter.changed(runner, ())
+
+    async def storage_trouble(self, runner: TableRunner, slow: bool) -> None:
+        """Tell the group once that moves wait for the database, and once that they go on."""
+        texts = self._group_texts(runner)
+        text = (texts.t("The bot cannot save moves right now; the table waits and goes on by itself.") if slow
+                else texts.t("Saving works again; the table goes on."))
+        with contextlib.suppress(TelegramError):
+            await self.bot.send_message(runner.chat_id, text)
 
     async def _runner(self, table: Table, hand: Hand, game: Game) -> TableRunner:
         old = self.runners.pop(table.id, None)
@@ -132,6 +166,7 @@ class Tables:
             presenter=self.presenter,
             scheduler=self.scheduler,
             limits=self.limits,
+            on_storage_trouble=self.storage_trouble,
         )
         self.runners[table.id] = runner
         return runner
@@ -163,7 +198,7 @@ class Tables:
         ``caption`` replaces the group picture's caption (it may still describe a swap or a turn).
         """
         table = await self.storage.get_table(table_id)
-        bot = self.presenter.bot
+        bot = self.bot
         for seat, message_id in enumerate(table.dm_message_ids):
             player_id = table.seats[seat]
             if message_id is None or player_id is None:
