@@ -124,7 +124,8 @@ def rollout(
     """Chips from playing a hand waiting to draw (3k+1 tiles) through a sampled ``wall``.
 
     The ``seats`` players still in draw in turn, this seat first; the others are taken to throw
-    what they draw, so a ready hand also wins on their tiles (paid by the thrower alone).
+    what they draw, so a ready hand also wins on their tiles (paid by the thrower alone). In
+    血流成河 a win does not end the rollout: the hand stays ready and may win again.
     """
     c = list(counts)
     k = len(melds)
@@ -138,12 +139,18 @@ def rollout(
     now = shanten_keys(keys[0], keys[1], keys[2], k)
     value = 0.0
     payers = seats - 1
+    again = rules.mode is GameMode.BLOODY_RIVER  # a winner plays on and may win again
     for i in range(0, len(wall), seats):
         t = wall[i]
         keys[t // 9] += KEY_STEP[t]
         c[t] += 1
         if is_win_keys(keys[0], keys[1], keys[2], sig):
-            return value + survive * _win_value(c, melds, rules, payers, True)
+            value += survive * _win_value(c, melds, rules, payers, True)
+            if not again:
+                return value
+            keys[t // 9] -= KEY_STEP[t]  # 血流成河: the winning tile is set aside, the hand plays on
+            c[t] -= 1
+            continue
         # a ready hand keeps its wait and throws what it drew; otherwise a draw that lowers the
         # shanten is kept and the cheapest tile that keeps the gain goes
         after = shanten_keys(keys[0], keys[1], keys[2], k) if now > 0 else now
@@ -172,7 +179,11 @@ def rollout(
                 keys[t // 9] -= KEY_STEP[t]
                 if won:
                     c[t] += 1
-                    return value + survive * _win_value(c, melds, rules, payers, False)
+                    value += survive * _win_value(c, melds, rules, payers, False)
+                    c[t] -= 1
+                    if not again:
+                        return value
+                    break
         value -= STAY_COST * survive
         survive *= 1.0 - hazard
     if now > 0 and rules.mode is not GameMode.FIRST_WIN:
