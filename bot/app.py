@@ -43,6 +43,7 @@ FEATURE_MODULES: tuple[str, ...] = (
     "bot.score.photo",
     "bot.keep.feature",
     "bot.tallies",
+    "bot.score.dm",  # last: private messages no other feature took
 )
 
 

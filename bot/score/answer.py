@@ -14,11 +14,20 @@ from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.i18n import Translator
 from bot.score.texts import rules_line, score_caption, situation_label, waits_caption
-from bot.table.views import score_lines
+from bot.table.views import score_lines, tile_label
 from engine import analysis
 from engine.rules import RuleSet
 from engine.scoring import score, wait_scores
-from engine.tiles import DescribedHand, HandError, Situation, check_tiles, counts_of, format_hand, parse_hand
+from engine.tiles import (
+    DescribedHand,
+    HandError,
+    Situation,
+    check_tiles,
+    counts_of,
+    format_hand,
+    parse_hand,
+    parse_typed_hand,
+)
 from rendering import ScoredHand, encode_png, render_hand, render_score_card
 
 TOGGLES: tuple[Situation, ...] = (
@@ -27,6 +36,7 @@ TOGGLES: tuple[Situation, ...] = (
     Situation.AFTER_KONG_DISCARD,
     Situation.ROBBING_KONG,
     Situation.LAST_TILE,
+    Situation.LAST_COPY,  # shown only where 绝张 doubles (a house rule)
 )
 TOGGLE_PATTERN = re.compile(r"^sc:(" + "|".join(s.value for s in TOGGLES) + r")$")
 _SELF_DRAWN = {Situation.SELF_DRAW, Situation.KONG_REPLACEMENT, Situation.HEAVENLY}
@@ -65,17 +75,26 @@ def toggled(situations: frozenset[Situation], situation: Situation) -> frozenset
     return frozenset(on)
 
 
-def toggle_keyboard(situations: frozenset[Situation], texts: Translator) -> InlineKeyboardMarkup:
+def toggle_keyboard(situations: frozenset[Situation], rules: RuleSet, texts: Translator) -> InlineKeyboardMarkup:
+    shown = [s for s in TOGGLES if s is not Situation.LAST_COPY or rules.last_copy_bonus]
     buttons = [
         InlineKeyboardButton(("✓ " if s in situations else "") + situation_label(s, texts),
                              callback_data=f"sc:{s.value}")
-        for s in TOGGLES
+        for s in shown
     ]
     return InlineKeyboardMarkup([buttons[:3], buttons[3:]])
 
 
 def answer_for_text(written: str, rules: RuleSet, base: int, texts: Translator) -> Answer:
-    return answer_for(parse_hand(written), rules, base, texts)
+    """The answer for a typed hand; a ``+tile`` also written among 14 tiles is read as the mark,
+    and the caption says so (players often write all 14 and then mark the winning one)."""
+    hand, marked = parse_typed_hand(written)
+    answer = answer_for(hand, rules, base, texts)
+    if not marked or hand.win_tile is None:
+        return answer
+    note = texts.t("{tile} was written among the 14 tiles and marked with +: counted once, as the winning tile.",
+                   tile=tile_label(hand.win_tile, texts))
+    return replace(answer, caption=f"{answer.caption}\n{note}")
 
 
 def answer_for(hand: DescribedHand, rules: RuleSet, base: int, texts: Translator) -> Answer:
@@ -95,7 +114,7 @@ def answer_for(hand: DescribedHand, rules: RuleSet, base: int, texts: Translator
     return Answer(
         photo=encode_png(card),
         caption=score_caption(notation, result, rules, base, texts),
-        keyboard=toggle_keyboard(hand.situations, texts),
+        keyboard=toggle_keyboard(hand.situations, rules, texts),
         hand=hand,
     )
 

@@ -19,13 +19,14 @@ from engine.scoring import Score
 from engine.tiles import HandError, Situation, Tile, counts_of, parse_hand, parse_tile
 
 EXAMPLE = "123m 456m 789m 234p 5p +5p"
-WORDS = "自摸 zimo, 杠上花 gangshanghua, 杠上炮 gangshangpao, 抢杠 qianggang, 海底 haidi"
+WORDS = "自摸 zimo, 杠上花 gangshanghua, 杠上炮 gangshangpao, 抢杠 qianggang, 海底 haidi, 绝张 juezhang"
 SITUATION_WORDS: Mapping[Situation, str] = {
     Situation.SELF_DRAW: N_("Self-draw"),
     Situation.KONG_REPLACEMENT: N_("Kong flower"),
     Situation.AFTER_KONG_DISCARD: N_("Kong cannon"),
     Situation.ROBBING_KONG: N_("Robbing a kong"),
     Situation.LAST_TILE: N_("Last tile"),
+    Situation.LAST_COPY: N_("Last copy"),
 }
 _OPENERS = "[【(（"
 

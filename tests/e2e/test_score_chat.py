@@ -185,3 +185,52 @@ async def test_chinese_is_the_default_and_every_press_is_answered(
     assert await stale.answer()
     assert telegram.unanswered_presses() == []
     assert answer.photo is not None and len(answer.photo) < 10 * MAX_SIDE * MAX_SIDE
+
+
+async def test_the_chat_s_house_rules_value_a_typed_hand(telegram: FakeTelegram, start_bot: BotFactory) -> None:
+    app = await start(start_bot)
+    alice = telegram.user("Alice")
+    group = await english_group(app, telegram, alice)
+    rules = {"cap": None, "all_pungs_258": 16, "golden_and_flush_terminals": False, "last_copy_bonus": True}
+    await services(app).storage.update_chat(group.id, rules=rules)
+    # 将对 worth 16 here (8 in the book); on a discard the discarder pays 16.
+    answer = await ask(telegram, alice, group, "/score 222m555m888m222p5p +5p")
+    assert "2-5-8 all pungs ×16" in caption_lines(answer) and "Multiplier: 16× base" in caption_lines(answer)
+    # 清带幺 is not a pattern here: 123m×3 789m 99m is valued as 带幺九, 4.
+    answer = await ask(telegram, alice, group, "/score 123m123m123m789m9m +9m")
+    assert "Multiplier: 4× base" in caption_lines(answer)
+    # 绝张 doubles here, so it has a button: 平胡 1 becomes 2.
+    answer = await ask(telegram, alice, group, "/score 123m456m789m234p6p +6p")
+    assert answer.buttons[-1].text == "Last copy"
+    await (await alice.press(answer, "Last copy")).answer()
+    await telegram.wait_for(lambda: "Multiplier: 2× base" in caption_lines(answer), what="绝张 doubles")
+
+
+async def test_a_marked_tile_also_among_the_fourteen_is_counted_once_and_said(
+    telegram: FakeTelegram, start_bot: BotFactory
+) -> None:
+    app = await start(start_bot)
+    alice = telegram.user("Alice")
+    group = await english_group(app, telegram, alice)
+    answer = await ask(telegram, alice, group, "/score 123m456m789m22p [555p] +2p")
+    lines = caption_lines(answer)
+    assert lines[0] == "123456789m2p [555p] +2p" and "Multiplier: 1× base" in lines
+    assert lines[-1] == "2p was written among the 14 tiles and marked with +: counted once, as the winning tile."
+
+
+async def test_a_private_chat_scores_a_typed_hand_and_helps_with_anything_else(
+    telegram: FakeTelegram, start_bot: BotFactory
+) -> None:
+    await start_bot(XUEZHAN_LANG="en")  # every feature, so that the fallback comes after them all
+    alice = telegram.user("Alice")
+    await alice.start()
+    await telegram.settle()  # the welcome has come
+    answer = await ask(telegram, alice, alice, "1112345678999m +5m")
+    assert answer.photo is not None and "full flush ×4" in caption_lines(answer)
+    for text in ("/foo", "你好"):
+        reply = await ask(telegram, alice, alice, text)
+        assert reply.text.startswith("Send me a hand to value it") and "\n" not in reply.text
+    correction = await ask(telegram, alice, alice, "123m456m789m234p5")
+    assert "no suit" in correction.text
+    helped = await ask(telegram, alice, alice, "/help")
+    assert not helped.text.startswith("Send me a hand")  # a known command is not the fallback's
