@@ -1,7 +1,9 @@
 """``xuezhan gallery OUT_DIR``: every kind of image for sample situations, to look at at once.
 
 A person reviewing the look (or a translation of the labels) opens one folder instead
-of playing a hand; the tests run the same command to check sizes and privacy.
+of playing a hand; the tests run the same command to check sizes and privacy. Telegram
+shows a photo about 400 px wide, so ``OUT_DIR/400px/`` holds a copy of each picture at that
+width: what a phone really shows.
 """
 
 from __future__ import annotations
@@ -18,8 +20,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "gallery",
         help="write every kind of image for sample situations into a folder",
-        description="Draw tiles, hands, tables, result and score cards and a tally chart for sample "
-        "situations, and write them as PNG (or JPEG) files into OUT_DIR.",
+        description="Draw tiles, hands, tables, a player's screen, result and score cards and a tally chart "
+        "for sample situations, and write them as PNG (or JPEG) files into OUT_DIR, with copies 400 px wide "
+        "(as a phone shows them) in OUT_DIR/400px.",
     )
     parser.add_argument(
         "out_dir", metavar="OUT_DIR", type=Path, help="folder to write into (created if missing)"
@@ -50,6 +53,7 @@ def gallery_images() -> dict[str, Callable[[], Image.Image]]:
         images[f"hand_{name}"] = lambda hand=hand: render_hand(**hand.kwargs)
     images["table_start"] = lambda: render_table(samples.table_start_sample())
     images["table_midgame"] = lambda: render_table(samples.table_sample())
+    images["screen_midgame"] = lambda: samples.screen_sample()
     images["score_card"] = lambda: render_score_card(samples.scored_sample(), footer="chengdu · 底 1")
     images["result_win"] = lambda: render_result_card(samples.win_card_sample())
     images["result_hand_end"] = lambda: render_result_card(samples.hand_end_sample())
@@ -57,12 +61,24 @@ def gallery_images() -> dict[str, Callable[[], Image.Image]]:
     return images
 
 
+PHONE_WIDTH = 400
+PHONE_DIR = "400px"
+
+
+def phone_copy(img: Image.Image) -> Image.Image:
+    """``img`` as a phone shows it: scaled to PHONE_WIDTH px wide (never enlarged)."""
+    if img.width <= PHONE_WIDTH:
+        return img
+    height = max(1, round(img.height * PHONE_WIDTH / img.width))
+    return img.resize((PHONE_WIDTH, height), Image.Resampling.LANCZOS)
+
+
 def run(args: argparse.Namespace) -> int:
     from rendering import encode_jpeg, encode_png
 
     out: Path = args.out_dir
     try:
-        out.mkdir(parents=True, exist_ok=True)
+        (out / PHONE_DIR).mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         print(f"error: cannot create {out}: {exc.strerror}", file=sys.stderr)
         return 2
@@ -73,6 +89,7 @@ def run(args: argparse.Namespace) -> int:
         path = out / f"{name}{suffix}"
         try:
             path.write_bytes(data)
+            (out / PHONE_DIR / f"{name}{suffix}").write_bytes(encode(phone_copy(img)))
         except OSError as exc:
             print(f"error: cannot write {path}: {exc.strerror}", file=sys.stderr)
             return 2

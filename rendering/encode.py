@@ -71,7 +71,7 @@ def shared_palette() -> Image.Image:
     width = columns * (tw + 2)
     tiles_h = -(-len(sprites) // columns) * (tile_height(tw) + 2)
     lines = sum(len(fgs) for _, fgs in _TEXT_ON)
-    swatch = Image.new("RGB", (width, 2 * tiles_h + lines * 26 + 60), theme.FELT)
+    swatch = Image.new("RGB", (width, 2 * tiles_h + lines * 26 + 40 + 60), theme.FELT)
     draw = ImageDraw.Draw(swatch)
     y = 0
     for bg in (theme.FELT, theme.PAPER):
@@ -86,6 +86,10 @@ def shared_palette() -> Image.Image:
             draw_text(draw, (4, y + 13), "一二万 Alice +12 -8 查花猪 胡 缺条 0189", 24, fg, bold=True)
             draw_text(draw, (width * 0.62, y + 13), "自摸 → Bob 退税", 22, fg)
             y += 26
+    # Names carry emoji: a row of common ones gives their colours a share of the palette.
+    draw.rectangle((0, y, width, y + 40), fill=theme.PAPER)
+    draw_text(draw, (4, y + 20), "😀😂🥰😎🤔🔥❤️👍🏻👍🏾🎉🌸🍀⭐🐼🐱🀄🇨🇳🌈", 32, theme.INK)
+    y += 40
     colours = _theme_colours()
     patch = width / len(colours)
     for i, colour in enumerate(colours):

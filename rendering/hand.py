@@ -6,6 +6,7 @@ builds its keyboard from ``display_order`` and passes the button captions as ``l
 
 from __future__ import annotations
 
+import math
 from collections.abc import Collection, Sequence
 
 from PIL import Image, ImageDraw
@@ -14,11 +15,13 @@ from engine.tiles import Meld, Suit, Tile, suit_of
 from rendering import theme
 from rendering.limits import MAX_SIDE
 from rendering.models import MAX_CONCEALED, check_template, validate_tiles
-from rendering.rows import gap, group_gap, meld_slots, paste_groups, paste_row, row_width
+from rendering.rows import gap, group_gap, meld_slots, paste_row, row_width
 from rendering.text import draw_text, text_width
 from rendering.tiles import MAX_WIDTH, MIN_WIDTH, TileStyle, tile_height
 
 DEFAULT_TILE_WIDTH = 72
+# With a screen width given, a tile is this share of it: 44 px when Telegram shows it 400 px wide.
+OWN_TILE_SHARE = 0.11
 MIN_IMAGE_WIDTH = 200
 
 
@@ -43,11 +46,14 @@ def render_hand(
     void_label: str = "缺{suit}",
     suit_names: tuple[str, str, str] = ("万", "筒", "条"),
 ) -> Image.Image:
-    """Draw a hand, ``width`` px wide (default: natural size, at most 1280 px).
+    """Draw a hand: one row at its natural size (at most 1280 px), or ``width`` px wide.
+
+    With ``width`` (a player's screen) each tile is ``OWN_TILE_SHARE`` of it, so the hand
+    stays readable on a phone, and the tiles wrap onto as many rows as they need.
 
     Positions — for ``labels`` and ``highlight`` — count the concealed tiles in
     ``display_order``, then the drawn tile. The drawn tile stands apart and is highlighted
-    unless ``highlight`` says otherwise; melds follow on the right in the order given.
+    unless ``highlight`` says otherwise; melds follow in the order given.
     Tiles of the void suit get a rose face, and ``void_label`` names the void suit above.
     """
     if width is not None and not MIN_IMAGE_WIDTH <= width <= MAX_SIDE:
@@ -75,24 +81,26 @@ def render_hand(
     drawn_slots = [] if drawn is None else [(drawn, style(len(order), drawn))]
     meld_groups = [meld_slots(m) for m in melds]
 
-    def content_width(tw: int) -> int:
-        return (
-            row_width(len(slots), tw)
-            + (group_gap(tw) + tw if drawn_slots else 0)
-            + sum(group_gap(tw) + row_width(len(g), tw) for g in meld_groups)
-        )
-
     margin_share = 0.3
-    target = min(width or MAX_SIDE, MAX_SIDE)
-    tw = DEFAULT_TILE_WIDTH if width is None else MAX_WIDTH
-    while tw > MIN_WIDTH and content_width(tw) + 2 * round(tw * margin_share) > target:
-        tw -= 1
-    margin = round(tw * margin_share)
-    img_width = width or content_width(tw) + 2 * margin
+    if width is None:  # one row at its natural size, shrunk only to stay under the limit
+        tw = DEFAULT_TILE_WIDTH
+        while tw > MIN_WIDTH and _one_row_width(len(slots), bool(drawn_slots), meld_groups, tw) + 2 * round(
+            tw * margin_share
+        ) > MAX_SIDE:
+            tw -= 1
+        margin = round(tw * margin_share)
+        img_width = _one_row_width(len(slots), bool(drawn_slots), meld_groups, tw) + 2 * margin
+    else:  # a phone-sized screen: tiles stay big and the hand wraps onto more rows
+        tw = min(MAX_WIDTH, max(MIN_WIDTH, math.ceil(width * OWN_TILE_SHARE)))
+        margin = round(tw * margin_share)
+        img_width = width
+    placed = _flow(len(slots), len(drawn_slots), [len(g) for g in meld_groups], tw, img_width - 2 * margin)
     th = tile_height(tw)
     header = round(tw * 0.55) if void_suit is not None else 0
     label_band = round(tw * 0.5) if labels is not None else 0
-    img = Image.new("RGB", (img_width, margin + header + th + label_band + margin), theme.FELT)
+    row_h = th + label_band + round(tw * 0.12)
+    rows = 1 + max((row for row, _ in placed.values()), default=0)
+    img = Image.new("RGB", (img_width, margin + header + rows * row_h - round(tw * 0.12) + margin), theme.FELT)
     draw = ImageDraw.Draw(img)
     top = margin + header
 
@@ -108,29 +116,62 @@ def render_hand(
         )
         draw_text(draw, (margin + size * 0.4, mid), text, size, theme.ON_FELT, bold=True)
 
-    x = margin
-    end = paste_row(img, slots, x, top, tw)
-    if drawn_slots:
-        x = (end if slots else x - group_gap(tw)) + group_gap(tw)
-        end = paste_row(img, drawn_slots, x, top, tw)
-    if meld_groups:
-        start = (end + group_gap(tw)) if (slots or drawn_slots) else margin
-        paste_groups(img, meld_groups, start, top, tw)
+    every = [*slots, *drawn_slots]
+    for i, slot in enumerate(every):
+        row, x = placed[("tile", i)]
+        paste_row(img, [slot], margin + x, top + row * row_h, tw)
+    for m, group in enumerate(meld_groups):
+        row, x = placed[("meld", m)]
+        paste_row(img, group, margin + x, top + row * row_h, tw)
 
     if labels is not None:
         size = round(tw * 0.3)
-        y = top + th + label_band * 0.5
         for i, label in enumerate(labels):
-            if i < len(order):
-                cx = margin + i * (tw + gap(tw)) + tw / 2
-            else:
-                cx = margin + _drawn_offset(len(order), tw) + tw / 2
+            row, x = placed[("tile", i)]
+            cx = margin + x + tw / 2
+            y = top + row * row_h + th + label_band * 0.5
             draw_text(draw, (cx, y), label, size, theme.ON_FELT, align="center", max_width=tw + gap(tw))
     return img
 
 
-def _drawn_offset(concealed_count: int, tile_width: int) -> int:
-    """Where the drawn tile starts, measured from the first concealed tile."""
-    if concealed_count == 0:
-        return 0
-    return row_width(concealed_count, tile_width) + group_gap(tile_width)
+def _one_row_width(concealed: int, has_drawn: bool, melds: list[list], tw: int) -> int:
+    return (
+        row_width(concealed, tw)
+        + (group_gap(tw) + tw if has_drawn else 0)
+        - (group_gap(tw) if has_drawn and not concealed else 0)
+        + sum(group_gap(tw) + row_width(len(g), tw) for g in melds)
+        - (group_gap(tw) if melds and not concealed and not has_drawn else 0)
+    )
+
+
+def _flow(
+    concealed: int, drawn: int, melds: Sequence[int], tw: int, room: int
+) -> dict[tuple[str, int], tuple[int, int]]:
+    """Where each tile and meld goes: ``(row, x)`` keyed by ``("tile", position)`` / ``("meld", i)``.
+
+    The concealed tiles are spread evenly over as few rows as hold them; the drawn tile stands
+    apart after them and each meld after that, starting a new row when it does not fit.
+    """
+    step = tw + gap(tw)
+    per_row = max(1, (room + gap(tw)) // step)
+    if _one_row_width(concealed, bool(drawn), [[0] * n for n in melds], tw) <= room:
+        rows_needed = 1
+    else:
+        rows_needed = max(1, -(-concealed // per_row))
+    chunk = max(1, -(-concealed // rows_needed))
+    placed: dict[tuple[str, int], tuple[int, int]] = {}
+    row, x = 0, 0
+    for i in range(concealed):
+        row, column = divmod(i, chunk)
+        placed[("tile", i)] = (row, column * step)
+        x = column * step + tw
+    items = [("tile", concealed, 1)] if drawn else []
+    items += [("meld", m, n) for m, n in enumerate(melds)]
+    for kind, key, count in items:
+        width = row_width(count, tw)
+        start = x + group_gap(tw) if x else 0
+        if start + width > room and x:
+            row, start = row + 1, 0
+        placed[(kind, key)] = (row, start)
+        x = start + width
+    return placed

@@ -146,8 +146,28 @@ class Payment:
 
 
 @dataclass(frozen=True, slots=True)
+class SeatHand:
+    """A seat's whole hand laid open at the end: concealed tiles, the tiles it won on, melds, net."""
+
+    name: str
+    concealed: tuple[Tile, ...]
+    melds: tuple[Meld, ...] = ()
+    wins: tuple[Tile, ...] = ()
+    net: int = 0
+
+    def __post_init__(self) -> None:
+        validate_tiles(f"{self.name!r} hand", self.concealed)
+        validate_tiles(f"{self.name!r} wins", self.wins)
+
+
+@dataclass(frozen=True, slots=True)
 class ResultCard:
-    """The end of a win or of a hand: the wins explained, every payment, each player's net."""
+    """The end of a win or of a hand: the wins explained, every payment, each player's net.
+
+    ``hands`` lays every seat's hand open with its net (the end of a hand) and then stands
+    in for ``totals``. ``caption`` is not drawn: it is the text sent with the picture, so a
+    notification or a chat list says what happened without opening it.
+    """
 
     title: str
     wins: tuple[ScoredHand, ...] = ()
@@ -156,6 +176,9 @@ class ResultCard:
     payments_heading: str = "收支明细"
     totals_heading: str = "本局合计"
     footer: str = ""
+    hands: tuple[SeatHand, ...] = ()
+    hands_heading: str = "各家手牌"
+    caption: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,17 +8,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from PIL import Image
+
 from engine.tiles import Meld, MeldKind, Suit, Tile, parse_hand, parse_tile, parse_tiles
 from rendering.models import (
     Payment,
     ResultCard,
     ScoredHand,
     ScoreLine,
+    SeatHand,
     SeatView,
     TableLabels,
     TableView,
     TallyEntry,
 )
+from rendering.screen import render_seat_screen
 
 
 @dataclass(frozen=True)
@@ -157,10 +161,12 @@ def win_card_sample() -> ResultCard:
         parse_hand("234m567m345p678p1p +1p 杠上炮"),
         "Carol 胡 · Bob 点炮",
         (ScoreLine("平胡", "×1"), ScoreLine("杠上炮", "×2")),
-        "2 倍",
+        "2 倍 · Bob 付 2",
     )
     payments = (Payment("Bob", "Carol", 2, "杠上炮"), Payment("Bob", "Carol", 3, "呼叫转移"))
-    return ResultCard("Carol 胡了", (scored,), payments, (("Carol", 5), ("Bob", -5)))
+    return ResultCard(
+        "Carol 胡了", (scored,), payments, (("Carol", 5), ("Bob", -5)), caption="Carol 胡 1筒，Bob 点炮：Bob 付 5"
+    )
 
 
 def hand_end_sample() -> ResultCard:
@@ -174,7 +180,7 @@ def hand_end_sample() -> ResultCard:
             ScoreLine("杠上花", "×2"),
             ScoreLine("自摸加底", "+1 底"),
         ),
-        "4 倍 · 每家付 5",
+        "4 倍 · Alice、Борис (bot)、Dee 🀄 各付 5",
     )
     payments = (
         Payment("Alice", "王小明", 2, "暗杠"),
@@ -189,7 +195,22 @@ def hand_end_sample() -> ResultCard:
         Payment("Alice", "Dee 🀄", 1, "退税"),
     )
     totals = (("王小明", 21), ("Alice", 12), ("Dee 🀄", -1), ("Борис (bot)", -32))
-    return ResultCard("第 3 局 · 流局查叫", (kong_win,), payments, totals, footer="血战到底 · chengdu · 底 1")
+    hands = (
+        SeatHand("Alice", _tiles("23m44m567p789p"), (Meld(MeldKind.PUNG, parse_tile("5m")),), net=12),
+        SeatHand("王小明", _tiles("123m456m78m77p"), (Meld(MeldKind.CONCEALED_KONG, parse_tile("5p")),),
+                 wins=(parse_tile("9m"),), net=21),
+        SeatHand("Борис (bot)", _tiles("1m3m5m2p4p6p8p1s3s5s7s9s6m"), net=-32),
+        SeatHand("Dee 🀄", _tiles("24m66m789m1p"), (Meld(MeldKind.CONCEALED_KONG, parse_tile("5s")),), net=-1),
+    )
+    return ResultCard(
+        "第 3 局 · 流局查叫",
+        (kong_win,),
+        payments,
+        totals,
+        footer="血战到底 · chengdu · 底 1",
+        hands=hands,
+        caption="第 3 局结算：王小明 +21，Alice +12，Dee 🀄 -1，Борис (bot) -32",
+    )
 
 
 def tally_sample() -> tuple[TallyEntry, ...]:
@@ -199,4 +220,12 @@ def tally_sample() -> tuple[TallyEntry, ...]:
         TallyEntry("Eve", 0),
         TallyEntry("Борис (bot)", -23),
         TallyEntry("Dee 🀄", -37),
+    )
+
+
+def screen_sample() -> Image.Image:
+    """A player's private screen during the middle game: the table above, their hand below."""
+    hand = hand_samples()["void_with_buttons"]
+    return render_seat_screen(
+        table_sample(), hand.concealed, drawn=hand.drawn, void_suit=hand.void_suit, labels=hand.labels
     )

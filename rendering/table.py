@@ -2,7 +2,11 @@
 
 Seats are stacked as full-width panels rather than arranged round a square: upright
 text and long discard rows stay legible on a phone, where a real table's sideways
-seats would not. The input is a ``TableView``, which holds only public facts.
+seats would not. Telegram shows a photo about 400 px wide, so the picture is 800 px wide
+and a discard 44 px (22 px on the phone); a hidden hand is one face-down tile and its
+count rather than a row of backs, which leaves the width to the tiles people read. Each
+panel has a name line (name, badges, chips, status) above its tiles, so no label ever
+covers a tile. The input is a ``TableView``, which holds only public facts.
 """
 
 from __future__ import annotations
@@ -12,87 +16,93 @@ from PIL import Image, ImageDraw
 from rendering import theme
 from rendering.limits import shrink_to_limit
 from rendering.models import SeatView, TableLabels, TableView
-from rendering.rows import Slot, gap, group_gap, meld_slots, paste_groups, paste_row
+from rendering.rows import Slot, gap, group_gap, groups_width, meld_slots, paste_groups, paste_row
 from rendering.text import draw_text, text_width
-from rendering.tiles import TileStyle, tile_height
+from rendering.tiles import MIN_WIDTH, TileStyle, tile_height
 
-WIDTH = 1200
-MARGIN = 16
-HEADER = 68
-INFO_WIDTH = 250  # the name column of each panel
-PAD = 14  # inside a panel
-MELD_TILE = 48
-HIDDEN_TILE = 34
-DISCARD_TILE = 46
-PANEL_GAP = 10
+WIDTH = 800
+MARGIN = 14
+HEADER = 60
+PAD = 12  # inside a panel
+NAME_LINE = 44
+MELD_TILE = 44
+DISCARD_TILE = 44
+PANEL_GAP = 8
+ROWS_WIDTH = WIDTH - 2 * MARGIN - 2 * PAD
 
 
 def render_table(view: TableView) -> Image.Image:
     """Draw the table; the same ``view`` always gives the same pixels."""
-    rows_width = WIDTH - 2 * MARGIN - INFO_WIDTH - 2 * PAD
-    heights = [_panel_height(seat, rows_width) for seat in view.seats]
+    heights = [_panel_height(seat) for seat in view.seats]
     height = MARGIN + HEADER + sum(heights) + PANEL_GAP * (len(heights) - 1) + MARGIN
     img = Image.new("RGB", (WIDTH, height), theme.FELT)
     draw = ImageDraw.Draw(img)
     _header(draw, view)
     y = MARGIN + HEADER
     for index, (seat, panel_height) in enumerate(zip(view.seats, heights, strict=True)):
-        last = view.last_discard_seat == index
         box = (MARGIN, y, WIDTH - MARGIN, y + panel_height)
-        _panel(
-            img,
-            draw,
-            seat,
-            view.labels,
-            box,
-            is_turn=view.turn == index,
-            last_discard=last,
-            rows_width=rows_width,
-        )
+        _panel(img, draw, seat, view.labels, box, is_turn=view.turn == index,
+               last_discard=view.last_discard_seat == index)
         y += panel_height + PANEL_GAP
     return shrink_to_limit(img)
 
 
 def _header(draw: ImageDraw.ImageDraw, view: TableView) -> None:
     labels = view.labels
-    mid = MARGIN + HEADER / 2 - 4
-    draw_text(draw, (MARGIN + 4, mid), labels.title, 34, theme.ON_FELT, bold=True, max_width=360)
+    mid = MARGIN + HEADER / 2 - 6
     wall = labels.wall.format(n=view.wall_remaining)
-    size = 28
+    size = 24
     w = text_width(wall, size, bold=True)
     right = WIDTH - MARGIN
-    draw.rounded_rectangle(
-        (right - w - 32, mid - 24, right, mid + 24),
-        radius=24,
-        fill=theme.FELT_LIGHT,
-        outline=theme.FELT_LINE,
-        width=2,
-    )
-    draw_text(draw, (right - 16, mid), wall, size, theme.ON_FELT, bold=True, align="right")
+    draw.rounded_rectangle((right - w - 28, mid - 21, right, mid + 21), radius=21, fill=theme.FELT_LIGHT,
+                           outline=theme.FELT_LINE, width=2)
+    draw_text(draw, (right - 14, mid), wall, size, theme.ON_FELT, bold=True, align="right")
+    left_room = WIDTH - 2 * MARGIN - w - 40
     if view.turn is not None:
         turn = labels.turn.format(name=view.seats[view.turn].name)
-        draw_text(draw, (WIDTH / 2, mid), turn, 28, theme.GOLD, bold=True, align="center", max_width=420)
+        title_w = draw_text(draw, (MARGIN + 4, mid), labels.title, 28, theme.ON_FELT, bold=True,
+                            max_width=left_room * 0.42)
+        draw_text(draw, (MARGIN + 4 + title_w + 24, mid), turn, 26, theme.GOLD, bold=True,
+                  max_width=left_room - title_w - 28)
+    else:
+        draw_text(draw, (MARGIN + 4, mid), labels.title, 28, theme.ON_FELT, bold=True, max_width=left_room)
 
 
-def _discard_rows(count: int, rows_width: int) -> int:
-    per_row = max(1, (rows_width + gap(DISCARD_TILE)) // (DISCARD_TILE + gap(DISCARD_TILE)))
-    return max(1, -(-count // per_row))
+def _per_row() -> int:
+    return max(1, (ROWS_WIDTH + gap(DISCARD_TILE)) // (DISCARD_TILE + gap(DISCARD_TILE)))
 
 
-def _panel_height(seat: SeatView, rows_width: int) -> int:
-    top_row = tile_height(MELD_TILE)
-    discards = _discard_rows(len(seat.discards), rows_width) * (tile_height(DISCARD_TILE) + gap(DISCARD_TILE))
-    return max(PAD + top_row + 10 + discards + PAD - gap(DISCARD_TILE), 150)
+def _discard_rows(count: int) -> int:
+    return max(1, -(-count // _per_row()))
 
 
-def _shown_hand(seat: SeatView) -> list[list[Slot]]:
-    """The first row of a seat: its concealed tiles (face down, or open once it has won), melds."""
+def _panel_height(seat: SeatView) -> int:
+    discards = _discard_rows(len(seat.discards)) * (tile_height(DISCARD_TILE) + gap(DISCARD_TILE))
+    return PAD + NAME_LINE + tile_height(MELD_TILE) + 8 + discards - gap(DISCARD_TILE) + PAD
+
+
+def _count_text(seat: SeatView) -> str:
+    return f"×{seat.concealed_count}"
+
+
+def _tile_groups(seat: SeatView) -> tuple[list[Slot], list[Slot], list[list[Slot]]]:
+    """The hand (open once the seat has won, else one back for the count), the wins, the melds."""
     normal, high = TileStyle.NORMAL, TileStyle.HIGHLIGHT
     if seat.revealed is not None:
         hand: list[Slot] = [(t, normal) for t in sorted(seat.revealed)]
     else:
-        hand = [(None, normal)] * seat.concealed_count
-    return [hand, [(t, high) for t in seat.wins]]
+        hand = [(None, normal)] if seat.concealed_count else []
+    return hand, [(t, high) for t in seat.wins], [meld_slots(m) for m in seat.melds]
+
+
+def _tiles_width(seat: SeatView, labels: TableLabels, tw: int) -> float:
+    hand, wins, melds = _tile_groups(seat)
+    width = groups_width([hand, *melds], tw) + (group_gap(tw) if hand and melds else 0)
+    if seat.revealed is None and hand:
+        width += text_width(_count_text(seat), 24, bold=True) + 8 + group_gap(tw)
+    if wins:
+        width += text_width(labels.won, 22, bold=True) + 16 + 2 * gap(tw) + groups_width([wins], tw) + group_gap(tw)
+    return width
 
 
 def _panel(
@@ -103,90 +113,75 @@ def _panel(
     box: tuple[int, int, int, int],
     is_turn: bool,
     last_discard: bool,
-    rows_width: int,
 ) -> None:
-    x0, y0, _, y1 = box
-    draw.rounded_rectangle(
-        box,
-        radius=14,
-        fill=theme.FELT_LIGHT,
-        outline=theme.GOLD if is_turn else theme.FELT_LINE,
-        width=4 if is_turn else 2,
-    )
-    _seat_info(draw, seat, labels, (x0 + PAD, y0 + PAD, x0 + INFO_WIDTH, y1 - PAD), is_turn)
+    x0, y0, x1, _ = box
+    draw.rounded_rectangle(box, radius=12, fill=theme.FELT_LIGHT, outline=theme.GOLD if is_turn else theme.FELT_LINE,
+                           width=4 if is_turn else 2)
+    _name_line(draw, seat, labels, (x0 + PAD, y0 + PAD, x1 - PAD, y0 + PAD + NAME_LINE), is_turn)
 
-    x = x0 + INFO_WIDTH + PAD
-    y = y0 + PAD
-    hand, wins = _shown_hand(seat)
-    hand_tile = MELD_TILE if seat.revealed is not None else HIDDEN_TILE
-    # Face-down tiles are smaller, so they sit on the melds' baseline.
-    end = paste_row(img, hand, x, y + tile_height(MELD_TILE) - tile_height(hand_tile), hand_tile)
+    # Melds and a winner's open hand shrink only if a seat shows more than a row can hold.
+    tw = MELD_TILE
+    while tw > MIN_WIDTH and _tiles_width(seat, labels, tw) > ROWS_WIDTH:
+        tw -= 1
+    x = x0 + PAD
+    y = y0 + PAD + NAME_LINE
+    row_h = tile_height(MELD_TILE)
+    top = y + row_h - tile_height(tw)
+    hand, wins, melds = _tile_groups(seat)
     if hand:
-        x = end + group_gap(MELD_TILE)
+        x = paste_row(img, hand, x, top, tw)
+        if seat.revealed is None:
+            x += 6 + draw_text(draw, (x + 6, y + row_h / 2), _count_text(seat), 24, theme.ON_FELT_SOFT, bold=True)
+        x += group_gap(tw)
     if wins:
-        label_w = text_width(labels.won, 26, bold=True) + 20
-        cy = y + tile_height(MELD_TILE) / 2
-        draw.rounded_rectangle((x, cy - 20, x + label_w, cy + 20), radius=10, fill=theme.RED)
-        draw_text(draw, (x + label_w / 2, cy), labels.won, 26, theme.ON_FELT, bold=True, align="center")
-        x = paste_row(img, wins, x + label_w + gap(MELD_TILE) * 2, y, MELD_TILE) + group_gap(MELD_TILE)
-    paste_groups(img, [meld_slots(m) for m in seat.melds], x, y, MELD_TILE)
+        label_w = text_width(labels.won, 22, bold=True) + 16
+        cy = y + row_h / 2
+        draw.rounded_rectangle((x, cy - 17, x + label_w, cy + 17), radius=8, fill=theme.RED)
+        draw_text(draw, (x + label_w / 2, cy), labels.won, 22, theme.ON_FELT, bold=True, align="center")
+        x = paste_row(img, wins, x + label_w + gap(tw) * 2, top, tw) + group_gap(tw)
+    paste_groups(img, melds, x, top, tw)
 
-    y += tile_height(MELD_TILE) + 10
-    start = x0 + INFO_WIDTH + PAD
-    per_row = max(1, (rows_width + gap(DISCARD_TILE)) // (DISCARD_TILE + gap(DISCARD_TILE)))
+    y += row_h + 8
+    start = x0 + PAD
+    per_row = _per_row()
     for row_start in range(0, len(seat.discards), per_row):
         chunk = seat.discards[row_start : row_start + per_row]
+        newest = len(seat.discards) - 1
         slots = [
-            (
-                t,
-                TileStyle.HIGHLIGHT if last_discard and row_start + i == len(seat.discards) - 1 else TileStyle.NORMAL,
-            )
+            (t, TileStyle.HIGHLIGHT if last_discard and row_start + i == newest else TileStyle.NORMAL)
             for i, t in enumerate(chunk)
         ]
         paste_row(img, slots, start, y, DISCARD_TILE)
         y += tile_height(DISCARD_TILE) + gap(DISCARD_TILE)
 
 
-def _seat_info(
+def _name_line(
     draw: ImageDraw.ImageDraw,
     seat: SeatView,
     labels: TableLabels,
     box: tuple[int, int, int, int],
     is_turn: bool,
 ) -> None:
+    """Name, then its badges right after it; chips at the right edge, the status before them."""
     x0, y0, x1, y1 = box
-    name_size = 30
-    draw_text(
-        draw,
-        (x0, y0 + 18),
-        seat.name,
-        name_size,
-        theme.GOLD if is_turn else theme.ON_FELT,
-        bold=True,
-        max_width=x1 - x0 - 12,
-    )
-    x = x0
-    badge_y = y0 + 60
+    mid = (y0 + y1) / 2 - 2
+    chips = f"{seat.chips:+d}" if seat.chips else "0"
+    colour = theme.GAIN_ON_FELT if seat.chips > 0 else theme.LOSS_ON_FELT if seat.chips < 0 else theme.ON_FELT_SOFT
+    chips_w = draw_text(draw, (x1, mid), chips, 28, colour, bold=True, align="right")
+    right = x1 - chips_w - 16
+    if seat.status:
+        right -= draw_text(draw, (right, mid), seat.status, 20, theme.ON_FELT_SOFT, align="right",
+                           max_width=(x1 - x0) * 0.22) + 14
     badges: list[tuple[str, theme.Color]] = []
     if seat.is_dealer:
         badges.append((labels.dealer, theme.RED))
     if seat.void_suit is not None:
         badges.append((labels.void.format(suit=labels.suits[seat.void_suit]), theme.BLUE))
-    for text, colour in badges:
-        w = text_width(text, 22, bold=True)
-        draw.rounded_rectangle((x, badge_y - 16, x + w + 18, badge_y + 16), radius=8, fill=colour)
-        draw_text(draw, (x + 9, badge_y), text, 22, theme.ON_FELT, bold=True)
-        x += w + 26
-    chips = f"{seat.chips:+d}" if seat.chips else "0"
-    colour = theme.GAIN_ON_FELT if seat.chips > 0 else theme.LOSS_ON_FELT if seat.chips < 0 else theme.ON_FELT_SOFT
-    draw_text(draw, (x0, y1 - 20), chips, 32, colour, bold=True)
-    if seat.status:
-        draw_text(
-            draw,
-            (x1 - 12, y1 - 20),
-            seat.status,
-            22,
-            theme.ON_FELT_SOFT,
-            align="right",
-            max_width=x1 - x0 - 100,
-        )
+    badge_widths = [text_width(text, 20, bold=True) + 16 for text, _ in badges]
+    name_room = right - x0 - sum(w + 8 for w in badge_widths) - 8
+    x = x0 + draw_text(draw, (x0, mid), seat.name, 28, theme.GOLD if is_turn else theme.ON_FELT, bold=True,
+                       max_width=max(name_room, 60)) + 12
+    for (text, colour), w in zip(badges, badge_widths, strict=True):
+        draw.rounded_rectangle((x, mid - 15, x + w, mid + 15), radius=7, fill=colour)
+        draw_text(draw, (x + 8, mid), text, 20, theme.ON_FELT, bold=True)
+        x += w + 8
