@@ -15,6 +15,7 @@ from collections.abc import Sequence
 COMMAND_MODULES = (
     "cli.score",
     "cli.storage_commands",
+    "cli.migrate",
     "cli.recognize",
     "cli.run",
     "cli.gallery",
