@@ -1,0 +1,69 @@
+"""The level results table of docs/ai.md: each challenger against three copies of a baseline, per preset.
+
+Run: ``python benchmarks/ai_levels.py [--seeds N] [--first-seed S] [--rules chengdu,xueliu,classic]
+[--pairs hard:ai-v1,hard:greedy,...]``. Every pair is ``engine.selfplay.arena`` (the same as
+``xuezhan arena``): each seed played four times with the challenger in every seat, chips per
+game with a 95% interval clustered by seed. Prints one Markdown row per pair and preset, with
+the issue-17 target where there is one. Seeds 77000 and up were never used for tuning (see
+docs/ai.md); the hard player's strength depends on the CPU it gets within its time budget, so
+run it on a quiet machine, one process per core.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from engine.rules import RuleSet
+from engine.selfplay import arena
+
+DEFAULT_PAIRS = "hard:ai-v1,hard:greedy,hard:easy,ai-v1:greedy,ai-v1:easy,easy:random,easy:ai-v1,ai-v1:random"
+# (challenger, baseline, preset) -> (lowest mean, interval must be above 0)
+TARGETS = {
+    ("hard", "ai-v1", "chengdu"): 0.5,
+    ("hard", "ai-v1", "xueliu"): 0.5,
+    ("hard", "ai-v1", "classic"): 0.3,
+    ("hard", "greedy", "chengdu"): 1.5,
+    ("easy", "random", None): 0.0,
+}
+
+
+def target_of(challenger: str, baseline: str, preset: str) -> str:
+    if (challenger, baseline) == ("easy", "ai-v1"):
+        return "< 0"
+    for key in ((challenger, baseline, preset), (challenger, baseline, None)):
+        if key in TARGETS:
+            return f">= {TARGETS[key]:+.1f}, CI > 0" if TARGETS[key] else "> 0"
+    return ""
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seeds", type=int, default=100)
+    parser.add_argument("--first-seed", type=int, default=77000)
+    parser.add_argument("--rules", default="chengdu,xueliu,classic")
+    parser.add_argument("--pairs", default=DEFAULT_PAIRS, help="challenger:baseline,...")
+    args = parser.parse_args()
+    pairs = [tuple(p.split(":")) for p in args.pairs.split(",")]
+    print(f"seeds {args.first_seed}..{args.first_seed + args.seeds - 1}, 4 games per seed")
+    print("| challenger | baseline | preset | chips/game | 95% CI | win % | 花猪 % | target |")
+    print("|---|---|---|---|---|---|---|---|")
+    for preset in args.rules.split(","):
+        rules = RuleSet.preset(preset)
+        for challenger, baseline in pairs:
+            start = time.perf_counter()
+            r = arena(challenger, baseline, rules, args.seeds, first_seed=args.first_seed)
+            sc = r.score
+            print(f"| {challenger} | {baseline} | {preset} | {sc.mean:+.2f} | {sc.low:+.2f} .. {sc.high:+.2f} | "
+                  f"{r.win_rate:.0%} | {r.flower_pig_rate:.1%} | {target_of(challenger, baseline, preset)} |",
+                  flush=True)
+            print(f"<!-- {time.perf_counter() - start:.0f} s -->", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
