@@ -31,8 +31,9 @@ from engine.rules import (
     parse_setting,
 )
 from engine.scoring import Bonus, Pattern, score
+from engine.settlement import FinalHand, Transfer, wall_end
 from engine.settlement import TransferReason as R
-from engine.tiles import Situation, Suit, parse_hand, parse_tile, parse_tiles
+from engine.tiles import Meld, MeldKind, Situation, Suit, parse_hand, parse_tile, parse_tiles
 
 UNCAPPED = NO_SWAP.with_changes(cap=None)
 NO_P = "147m258m369m1245s"  # a dummy without 筒 (voids 筒)
@@ -151,11 +152,11 @@ def test_marking_any_flag_on_a_valid_hand_never_lowers_its_value(hand_text: str,
 LATE_DEALER, LATE_OTHER, LATE_WAITER = "147m258m369m4679s3s", "147m258m369m3689s", "123p456p789p123s5s"
 
 
-def _late(index: int, rules: RuleSet) -> Game:
+def _late(index: int, rules: RuleSet, hands: list[str] | None = None) -> Game:
     """Dealer 0; normal draw number ``index`` (0-based, seat 1 draws first) is the last 5s, its other
     copies drawn early (when passing is free). 55 tiles are left after the deal, so draw ``index``
     is made with 55 - index tiles left in the wall."""
-    hands = [LATE_DEALER, LATE_WAITER, LATE_OTHER, DUMMY]
+    hands = hands or [LATE_DEALER, LATE_WAITER, LATE_OTHER, DUMMY]
     dealt = [parse_tiles(h) for h in hands]
     used = [t for h in dealt for t in h]
     wanted = parse_tile("5s")
@@ -554,3 +555,53 @@ def test_a_random_swap_direction_takes_all_three_and_a_fixed_one_keeps_the_wall(
     for seed in range(5):
         assert Game(RuleSet(swap_direction=SwapDirection.ACROSS), seed, 0).wall == Game(RuleSet(), seed, 0).wall
 
+
+
+# --- RULES.md §7 rulings (where the documents leave room) ----------------------------------------
+
+
+def test_call_transfer_hands_on_only_the_kong_made_just_before_the_discard() -> None:
+    # Seat 3 draws the fourth 6s, declares 暗杠 3333s (2 from each of three), then 补杠 6s (1 from
+    # each), and its second replacement 5m feeds seats 1 and 2 (平胡 × 杠上炮 = 2 each). Only the
+    # 补杠's 3 is handed on to each winner, not the 暗杠's 6.
+    hands = [DUMMY + "6s", "123m46m789m666p99p", "55m789m123m333p99p", "66s3333s44s789s6p9s"]
+    g = table(hands, draws="2s2s2s6s", replacements="7p5m", voids="mssm")
+    act(g, 0, "discard", "6s")
+    act(g, 3, "pung", "6s")
+    act(g, 3, "discard", "9s")
+    for _ in range(3):
+        step(g)
+    act(g, 3, "kong", "3s")
+    act(g, 3, "kong", "6s")
+    act(g, 3, "discard", "5m")
+    act(g, 1, "win", "5m")
+    events = act(g, 2, "win", "5m")
+    assert paid(events, R.WIN_DISCARD) == [(3, 1, 2), (3, 2, 2)]
+    assert paid(events, R.CALL_TRANSFER) == [(3, 1, 3), (3, 2, 3)]
+    assert g.chips() == [-3, 2, 2, -1]  # seat 3: +6 +3 - 2×2 - 2×3
+
+
+def test_tax_refund_also_returns_kong_money_paid_by_players_who_already_won() -> None:
+    # Seat 2 konged (2 from each of 0, 1, 3); seat 0 then won and left. At the wall seat 2 is not
+    # ready, so it refunds all three payments, seat 0's included; 查大叫 pays seat 3 (ready).
+    hands = [
+        FinalHand(0, (), (), None, False),
+        FinalHand(1, tuple(parse_tiles("123m456m789m11p23p")), (), Suit.BAMBOO, True),
+        FinalHand(2, tuple(parse_tiles("1347m258m147p")), (Meld(MeldKind.CONCEALED_KONG, parse_tile("9p")),),
+                  Suit.BAMBOO, True),
+        FinalHand(3, tuple(parse_tiles("11s22s33s44s55s66s7s")), (), Suit.CHARACTERS, True),
+    ]
+    income = [Transfer(p, 2, 2, R.KONG_CONCEALED) for p in (0, 1, 3)]
+    refunds = [(t.payer, t.payee, t.amount) for t in wall_end(hands, income, RuleSet()).transfers
+               if t.reason is R.TAX_REFUND]
+    assert refunds == [(2, 0, 2), (2, 1, 2), (2, 3, 2)]
+
+
+def test_nobody_may_pung_the_last_tile() -> None:
+    # Seat 1 holds 55s; the last wall tile is the fourth 5s, drawn and thrown by seat 3: no claim,
+    # the wall is empty, the hand ends.
+    g = _late(54, NO_SWAP, hands=[LATE_DEALER, "147m258m369m3559s", LATE_OTHER, DUMMY])
+    _to_draw(g, 3)
+    assert g.wall_count == 0
+    step(g)
+    assert g.over and g.phase is Phase.OVER
