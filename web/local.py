@@ -1,26 +1,29 @@
 """A table without Telegram: what ``xuezhan play`` runs (and the browser tests and the benchmark).
 
 It keeps the ledger in SQLite like the bot does, seats people with local user ids (1, 2, ...)
-and computer players, and drives the same ``Tables``/``TableRunner`` the bot uses, with the web
-hub as the only view and decision timers on the event loop.
+and computer players, and drives the same ``TableRunner`` the bot uses, with the web hub as the
+only view (its presenter) and decision timers on the event loop.
 """
 
 from __future__ import annotations
 
 import asyncio
+import secrets
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
-from bot.table.runner import Limits, TableRunner
-from bot.table.tables import Tables
+from bot.table.runner import Limits, SeatPlayer, TableRunner
+from engine.game import Game
+from engine.rules import RuleSet
 from storage import Storage
-from storage.models import Table, TableStatus
+from storage.models import PlayerKind, Table, TableStatus
 from web.auth import seat_token
 from web.hub import WebHub
 from web.server import WebServer, new_seat_secret
 
 LOCAL_CHAT_ID = 1  # the one "group" of a local ledger
 PLAYER_NAMES = ("你", "朋友 2", "朋友 3", "朋友 4")
+COMPUTER_NAMES = ("AI-1", "AI-2", "AI-3")
 
 
 class LoopScheduler:
@@ -65,9 +68,10 @@ class LocalTables:
 
     def __init__(self, storage: Storage, limits: Limits, *, seat_secret: bytes | None = None) -> None:
         self.storage = storage
+        self.limits = limits
         self.hub = WebHub(next_hand=self.next_hand)
         self.scheduler = LoopScheduler()
-        self.tables = Tables(storage, self.hub, self.scheduler, limits)  # type: ignore[arg-type]
+        self.runners: dict[int, TableRunner] = {}
         self.secret = seat_secret or new_seat_secret()
         self.server = WebServer(self.hub, seat_secret=self.secret)
 
@@ -78,15 +82,33 @@ class LocalTables:
             raise ValueError("a table seats 1 to 4 people")
         await self.storage.get_chat(LOCAL_CHAT_ID)
         table = await self.storage.create_table(LOCAL_CHAT_ID, first_user)
-        for seat in range(people):
-            user_id = first_user + seat
-            await self.storage.save_user(user_id, names[seat], started_dm=False)
-            player = await self.storage.player_for_user(LOCAL_CHAT_ID, user_id, names[seat])
+        for seat in range(4):
+            if seat < people:
+                user_id = first_user + seat
+                await self.storage.save_user(user_id, names[seat], started_dm=False)
+                player = await self.storage.player_for_user(LOCAL_CHAT_ID, user_id, names[seat])
+            else:
+                player = await self.storage.named_player(LOCAL_CHAT_ID, COMPUTER_NAMES[seat - people],
+                                                         PlayerKind.COMPUTER)
             table = await self.storage.set_seat(table.id, seat, player.id)
-        table = await self.tables.fill_with_computers(table)
         table = await self.storage.set_table_status(table.id, TableStatus.PLAYING)
-        runner = await self.tables.start_hand(table)
-        return table, runner
+        return table, await self.start_hand(table, secrets.randbelow(4))
+
+    async def start_hand(self, table: Table, dealer: int) -> TableRunner:
+        """Deal a hand under the local chat's rules and base stake, and start its runner."""
+        chat = await self.storage.get_chat(table.chat_id)
+        rules = RuleSet.from_dict(chat.rules).with_changes(base=chat.base_stake)
+        seed = secrets.randbits(62)
+        hand = await self.storage.start_hand(table.id, rules.to_dict(), seed, dealer)
+        players = [await self.storage.get_player(p) for p in hand.seats]
+        runner = TableRunner(
+            table_id=table.id, chat_id=table.chat_id, hand=hand, game=Game(rules, seed, dealer),
+            seats=[SeatPlayer(p.id, p.name, p.user_id if p.kind is PlayerKind.USER else None) for p in players],
+            storage=self.storage, presenter=self.hub, scheduler=self.scheduler, limits=self.limits,
+        )
+        self.runners[table.id] = runner
+        await runner.start()
+        return runner
 
     def links(self, base_url: str, table: Table, runner: TableRunner) -> list[SeatLink]:
         """A signed link for each person's seat."""
@@ -99,14 +121,15 @@ class LocalTables:
 
     async def next_hand(self, table_id: int) -> None:
         """Deal on at the same table, the next dealer by the rules (asked from a page)."""
-        runner = self.tables.runners.get(table_id)
+        runner = self.runners.get(table_id)
         if runner is None or not runner.game.over:
             return
-        dealer = runner.game.next_dealer()
-        await self.tables.finished(table_id)
-        await self.tables.start_hand(await self.storage.get_table(table_id), dealer)
+        await runner.close()
+        await self.start_hand(await self.storage.get_table(table_id), runner.game.next_dealer())
 
     async def close(self) -> None:
         await self.server.stop()
-        await self.tables.close()
+        for runner in self.runners.values():
+            await runner.close()
+        self.runners.clear()
         self.scheduler.close()

@@ -1,0 +1,266 @@
+"""Web table load benchmark: N tables of four browsers, simulated by WebSocket clients on loopback.
+
+    python benchmarks/live_load.py [--tables 200] [--seconds 30] [--think 1] [--no-dm]
+
+The server runs in its own process exactly as ``xuezhan play`` runs it (``web.local``: the real
+``TableRunner``, SQLite ledger, the web hub, aiohttp), with N tables of four people each, all
+seated by signed seat links. This process opens the 4 x N sockets and plays like people: each
+seat waits ``--think`` seconds before each decision, then sends it; at the end of a hand a seat
+asks for the next one.
+
+Measured, on the clients' clock (one machine, one monotonic clock): **action to all four
+views** -- from sending a decision on one's turn (a discard, a self-drawn win, a kong: the
+table waits for that seat alone, so the next logged action is this one) to the moment the last
+of the table's four sockets has received the frame that shows it; p50 / p99 over the measured
+window. Also the server's CPU time per logged action and the frames per second.
+
+Then, unless ``--no-dm``, the DM path at the same N in the same run: ``benchmarks/bot_load.py``
+(the real bot on the fake Telegram, one person per table pressing DM buttons), whose report is
+printed as it is.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent
+sys.path[:0] = [str(ROOT.parent)]
+
+WARM_UP = 5.0
+SETUP_TIMEOUT = 180.0
+
+
+# --- the server process --------------------------------------------------------------------------
+
+
+async def serve(tables: int, db: Path) -> None:
+    """Open ``tables`` tables of four people, print their seat tokens as one JSON line, serve."""
+    from bot.table.runner import Limits
+    from storage import open_storage
+    from web.auth import seat_token
+    from web.local import LocalTables
+
+    storage = await open_storage(db)
+    local = LocalTables(storage, Limits(discard_seconds=120, claim_seconds=120, computer_delay=0.0))
+    url = await local.server.start("127.0.0.1", 0)
+    seats = []
+    for index in range(tables):
+        names = [f"T{index}-{s}" for s in range(4)]
+        table, runner = await local.open_table(4, names, first_user=1 + 4 * index)
+        seats.append([seat_token(local.secret, table.id, p.user_id) for p in runner.seats])
+    print(json.dumps({"url": url, "tables": seats}), flush=True)
+    try:
+        await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)  # until the benchmark closes it
+    finally:
+        await local.close()
+        await storage.close()
+
+
+# --- the simulated browsers ------------------------------------------------------------------
+
+
+@dataclass
+class Recorder:
+    measuring: bool = False
+    sent: dict[tuple[int, int], float] = field(default_factory=dict)  # (table, v after) -> sent at
+    arrived: dict[tuple[int, int], dict[int, float]] = field(default_factory=dict)  # -> seat -> first arrival
+    frames: int = 0
+    actions: int = 0
+    hands: int = 0
+    refusals: Counter[str] = field(default_factory=Counter)
+    errors: Counter[str] = field(default_factory=Counter)
+
+    def latencies(self) -> list[float]:
+        out = []
+        for key, at in self.sent.items():
+            seen = self.arrived.get(key, {})
+            if len(seen) == 4:
+                out.append(max(seen.values()) - at)
+        return out
+
+    def incomplete(self) -> int:
+        return sum(len(self.arrived.get(key, {})) < 4 for key in self.sent)
+
+
+def decide(frame: dict[str, Any]) -> list[dict[str, Any]]:
+    """A simple person's messages for the frame's decision."""
+    actions = {a["code"]: a for a in frame["actions"]}
+    seq = frame["seq"]
+    if "sc" in actions:
+        hand = frame["view"]["hand"]
+        suit = next(s for s, n in Counter(t[1] for t in hand).most_common() if n >= 3)
+        picks = [i for i, t in enumerate(hand) if t[1] == suit][:3]
+        return [{"seq": seq, "code": f"t{i}"} for i in picks] + [{"seq": seq, "code": "sc"}]
+    for kind in ("win", "void", "pass"):
+        found = next((c for c, a in actions.items() if a["type"] == kind), None)
+        if found:
+            return [{"seq": seq, "code": found}]
+    return [{"seq": seq, "code": next(c for c, a in actions.items() if a["type"] == "discard")}]
+
+
+async def browser(session: Any, url: str, token: str, rec: Recorder, think: float, stop: asyncio.Event) -> None:
+    acted: set[tuple[int, int | None]] = set()
+    pending: set[asyncio.Task[None]] = set()
+    async with session.ws_connect(url + "ws", max_msg_size=1 << 20) as ws:
+        await ws.send_json({"hello": {"token": token}})
+
+        async def later(send: Callable[[], Awaitable[None]]) -> None:
+            await asyncio.sleep(think)
+            if not stop.is_set():
+                await send()
+
+        def spawn(send: Callable[[], Awaitable[None]]) -> None:
+            task = asyncio.create_task(later(send))
+            pending.add(task)
+            task.add_done_callback(pending.discard)
+
+        async for message in ws:
+            now = time.monotonic()
+            data = json.loads(message.data)
+            if data["type"] == "refused":
+                rec.refusals[data["key"]] += 1
+                continue
+            if data["type"] != "state":
+                continue
+            rec.frames += rec.measuring
+            table, v, seat = data["table"], data["v"], data["seat"]
+            rec.arrived.setdefault((table, v), {}).setdefault(seat, now)
+            if data["over"] and seat == 0 and (data["hand_id"], None) not in acted:
+                acted.add((data["hand_id"], None))
+                rec.hands += rec.measuring
+
+                async def next_hand(hand_id: int = data["hand_id"]) -> None:
+                    await ws.send_json({"act": {"next": hand_id}})
+
+                spawn(next_hand)
+            elif data["actions"] and (data["hand_id"], data["seq"]) not in acted:
+                acted.add((data["hand_id"], data["seq"]))
+                on_turn = data["view"]["phase"] == "play"
+
+                async def act(frame: dict[str, Any] = data, on_turn: bool = on_turn) -> None:
+                    messages = decide(frame)
+                    if on_turn and rec.measuring:
+                        rec.sent[(frame["table"], frame["v"] + 1)] = time.monotonic()
+                    for body in messages:
+                        await ws.send_json({"act": body})
+                    rec.actions += rec.measuring
+
+                spawn(act)
+            if stop.is_set():
+                break
+        for task in pending:
+            task.cancel()
+
+
+def process_cpu(pid: int) -> float:
+    with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def percentile(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+async def measure_web(tables: int, seconds: float, think: float) -> int:
+    import aiohttp
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(hard, 16 * tables + 256)), hard))
+    with tempfile.TemporaryDirectory(prefix="xuezhan-live-") as tmp:
+        server = await asyncio.create_subprocess_exec(
+            sys.executable, __file__, "--serve", str(tables), "--db", str(Path(tmp) / "live.db"),
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        )
+        assert server.stdout is not None and server.stdin is not None
+        began = time.monotonic()
+        line = await asyncio.wait_for(server.stdout.readline(), SETUP_TIMEOUT)
+        if not line:
+            raise SystemExit("live_load: the server process did not start (its error is above)")
+        setup = json.loads(line)
+        rec, stop = Recorder(), asyncio.Event()
+        connector = aiohttp.TCPConnector(limit=0)
+        async with aiohttp.ClientSession(connector=connector) as session:
+            clients = [asyncio.create_task(browser(session, setup["url"], token, rec, think, stop))
+                       for seats in setup["tables"] for token in seats]
+            print(f"web: {tables} tables, {len(clients)} sockets open after {time.monotonic() - began:.1f} s; "
+                  f"warming up {WARM_UP:.0f} s, measuring {seconds:.0f} s", flush=True)
+            await asyncio.sleep(WARM_UP)
+            cpu_before, start = process_cpu(server.pid), time.monotonic()
+            rec.measuring = True
+            await asyncio.sleep(seconds)
+            rec.measuring = False
+            cpu = process_cpu(server.pid) - cpu_before
+            elapsed = time.monotonic() - start
+            await asyncio.sleep(min(2.0, think + 1))  # the last measured actions reach every view
+            stop.set()
+            for client in clients:
+                client.cancel()
+            results = await asyncio.gather(*clients, return_exceptions=True)
+        server.stdin.close()
+        await asyncio.wait_for(server.wait(), 30)
+    for result in results:
+        if isinstance(result, Exception) and not isinstance(result, asyncio.CancelledError):
+            rec.errors[type(result).__name__] += 1
+    lat = rec.latencies()
+    p50, p99 = percentile(lat, 0.5) * 1000, percentile(lat, 0.99) * 1000
+    print(f"\nweb table, {tables} tables x 4 browsers, think {think:g} s, {elapsed:.0f} s measured")
+    print(f"  action -> all four views: p50 {p50:6.1f} ms   p99 {p99:6.1f} ms   max "
+          f"{max(lat, default=float('nan')) * 1000:6.1f} ms   ({len(lat)} turn actions timed, "
+          f"{rec.incomplete()} not seen by all four)")
+    print(f"  decisions sent {rec.actions} ({rec.actions / elapsed:.0f}/s), frames received "
+          f"{rec.frames} ({rec.frames / elapsed:.0f}/s), hands finished {rec.hands}")
+    print(f"  server CPU {cpu:.1f} s = {1000 * cpu / max(1, rec.actions):.2f} ms per decision "
+          f"({100 * cpu / elapsed:.0f}% of one core)")
+    print(f"  refusals {dict(rec.refusals) or 'none'}, errors {dict(rec.errors) or 'none'}")
+    print(f"  target p99 < 100 ms at 200 tables: {'met' if p99 < 100 else 'NOT met'}"
+          + ("" if tables == 200 else f" (this run: {tables} tables)"), flush=True)
+    return 0 if not rec.errors else 1
+
+
+def measure_dm(tables: int, seconds: float, think: float) -> int:
+    """The DM path at the same load, by the bot's own benchmark (its report printed as it is)."""
+    command = [sys.executable, str(ROOT / "bot_load.py"), "--tables", str(tables), "--seconds", str(int(seconds)),
+               "--people", "1", "--think", str(think), "--no-peer"]
+    print(f"\nDM path, same run: {' '.join(command[1:])}", flush=True)
+    return subprocess.run(command, check=False).returncode
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--tables", type=int, default=200, help="tables of four browsers (default 200)")
+    parser.add_argument("--seconds", type=float, default=30, help="measured seconds (default 30)")
+    parser.add_argument("--think", type=float, default=1.0, help="seconds a person takes per decision (default 1)")
+    parser.add_argument("--no-dm", action="store_true", help="skip the DM path's run")
+    parser.add_argument("--serve", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--db", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.serve:
+        asyncio.run(serve(args.serve, args.db))
+        return 0
+    if args.tables < 1 or args.seconds <= 0 or args.think < 0:
+        parser.error("--tables must be at least 1, --seconds positive, --think not negative")
+    code = asyncio.run(measure_web(args.tables, args.seconds, args.think))
+    if not args.no_dm:
+        code = measure_dm(args.tables, args.seconds, args.think) or code
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())
