@@ -1,6 +1,6 @@
 """Storage benchmark: write throughput, tally query time on a year of history, crash survival.
 
-    python benchmarks/storage.py [--tables 50] [--actions 40] [--days 365] [--kills 200]
+    python benchmarks/storage.py [--tables 50] [--actions 40] [--days 365] [--kills 200] [--postgres]
 
 1. Actions written per second, each with its own transaction (action + transfers + cached
    balances), from many tables at once in one event loop, against the naive peer measured
@@ -9,6 +9,9 @@
 2. Daily-tally query time for a chat with a year of history (plus other chats' rows in the
    same file), against the peer that loads the chat's ledger and sums the day in Python.
 3. The crash test with more kills than the test suite (SIGKILL at random moments).
+
+With ``--postgres`` the writes and the tallies are measured on PostgreSQL too, on a server
+started for the run in a temporary folder (tests/pg_server.py, with fsync on).
 """
 
 from __future__ import annotations
@@ -60,7 +63,7 @@ def _action(seq: int) -> tuple[dict, list[SeatTransfer]]:
     return {"type": "discard", "seq": seq, "tile": seq % 27}, transfers
 
 
-async def shared_rate(path: Path, tables: int, actions: int, synchronous: str, max_batch: int) -> float:
+async def shared_rate(path: Path | str, tables: int, actions: int, synchronous: str, max_batch: int) -> float:
     """Actions/s through one storage object (one connection), all tables at once."""
     store = await open_storage(path, synchronous=synchronous, max_batch=max_batch)
     hands = await _tables(store, tables)
@@ -104,7 +107,7 @@ async def bench_writes(
     return shared, single, naive
 
 
-async def build_year(path: Path, days: int, per_day: int) -> tuple[object, Clock, date]:
+async def build_year(path: Path | str, days: int, per_day: int) -> tuple[object, Clock, date]:
     """A chat with ``days`` days of scorekept wins and kongs, and three other chats beside it."""
     clock = Clock(datetime(2025, 1, 1, tzinfo=UTC))
     store = await open_storage(path, clock=clock, synchronous="OFF")
@@ -131,9 +134,11 @@ async def build_year(path: Path, days: int, per_day: int) -> tuple[object, Clock
     return store, clock, first + timedelta(days=days - 1)
 
 
-async def bench_tally(folder: Path, days: int, per_day: int, repeats: int) -> dict[str, float]:
+async def bench_tally(where: Path | str, days: int, per_day: int, repeats: int) -> dict[str, float]:
+    """``where``: a folder for a SQLite file, or a PostgreSQL URL."""
     started = time.perf_counter()
-    store, _, last_day = await build_year(folder / "year.db", days, per_day)
+    location = where / "year.db" if isinstance(where, Path) else where
+    store, _, last_day = await build_year(location, days, per_day)
     built = time.perf_counter() - started
     rows = len(await store.ledger(CHAT))
     target = last_day - timedelta(days=days // 2)
@@ -173,6 +178,35 @@ async def bench_tally(folder: Path, days: int, per_day: int, repeats: int) -> di
     }
 
 
+async def bench_postgres(args: argparse.Namespace) -> None:
+    """Writes and tallies on a PostgreSQL server started for the run (fsync on, like SQLite FULL)."""
+    from pg_server import PgServer, find_binaries
+
+    binaries = find_binaries()
+    if isinstance(binaries, str):
+        raise SystemExit(binaries)
+    server = PgServer.start(binaries, durable=True)
+    try:
+        print(f"== PostgreSQL writes: {args.tables} tables x {args.actions} actions, one event loop")
+        for synchronous in ("FULL", "NORMAL"):  # synchronous_commit on / off
+            rates = []
+            for max_batch in (256, 1):
+                url = await server.create_database()
+                rates.append(await shared_rate(url, args.tables, args.actions, synchronous, max_batch))
+                await server.drop_database(url)
+            print(f"synchronous={synchronous:6} group commit: {rates[0]:6.0f} actions/s | "
+                  f"a commit per action: {rates[1]:6.0f}/s ({rates[0] / rates[1]:4.1f}x)")
+        url = await server.create_database()
+        print(f"== PostgreSQL daily tally: a chat with {args.days} days x {args.per_day} records/day (+3 other chats)")
+        tally = await bench_tally(url, args.days, args.per_day, repeats=50)
+        print(f"ledger rows in the chat: {tally['rows']}  (built in {tally['built_s']:.1f} s)")
+        print(f"daily_tally: {tally['ours_ms']:.3f} ms   peer (all rows in Python): {tally['peer_ms']:.1f} ms   "
+              f"daily_tallies for 30 days: {tally['month_ms']:.2f} ms   leaderboard over the year: "
+              f"{tally['year_board_ms']:.1f} ms")
+    finally:
+        server.stop()
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -182,7 +216,10 @@ async def main() -> None:
     parser.add_argument("--days", type=int, default=365)
     parser.add_argument("--per-day", type=int, default=30, help="records per chat per day")
     parser.add_argument("--kills", type=int, default=200)
+    parser.add_argument("--postgres", action="store_true", help="measure PostgreSQL too (needs its binaries)")
     args = parser.parse_args()
+    if args.postgres:
+        await bench_postgres(args)
 
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)

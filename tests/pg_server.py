@@ -58,7 +58,8 @@ class PgServer:
         self._template_ready = False
 
     @classmethod
-    def start(cls, binaries: Path) -> PgServer:
+    def start(cls, binaries: Path, *, durable: bool = False) -> PgServer:
+        """A new server; ``durable`` keeps PostgreSQL's fsync on (benchmarks), tests go without."""
         folder = Path(tempfile.mkdtemp(prefix="xuezhan-pg-"))
         run_as: list[str] = []
         if os.geteuid() == 0:
@@ -73,8 +74,9 @@ class PgServer:
         try:
             server._run("initdb", "-D", str(server.data), "-U", SUPERUSER, "--auth=trust", "-E", "UTF8",
                         "--no-locale", "--no-sync")
-            options = (f"-c listen_addresses='' -c unix_socket_directories={folder} -c fsync=off "
-                       "-c synchronous_commit=off -c full_page_writes=off -c max_connections=200")
+            options = f"-c listen_addresses='' -c unix_socket_directories={folder} -c max_connections=200"
+            if not durable:
+                options += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
             server._run("pg_ctl", "start", "-w", "-t", "60", "-D", str(server.data), "-l", str(server.log),
                         "-o", options)
         except BaseException:
