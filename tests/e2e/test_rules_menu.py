@@ -126,3 +126,8 @@ async def test_changing_a_setting_redraws_the_open_lobby(telegram: FakeTelegram,
     await telegram.wait_for(lambda: any(b.text == "16×" for b in menu.buttons), what="caps")
     await (await admin.press(menu, "16×")).answer()
     await telegram.wait_for(lambda: "cap 16" in (lobby.text or ""), what="the lobby shows cap 16")
+    for _ in range(4):  # a full lobby offers no seat and says who starts
+        await (await admin.press(lobby, "Add computer")).answer()
+    await telegram.wait_for(lambda: "The table is full" in (lobby.text or ""), what="a full lobby")
+    assert not any(b.text in ("Join", "Add computer") for b in lobby.buttons)
+    assert "Press Join" not in lobby.text and "cap 16" in lobby.text
