@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable
 from telegram import CallbackQuery, InlineKeyboardButton, InlineKeyboardMarkup, Message, Update
 from telegram.constants import ChatType
 from telegram.error import TelegramError
-from telegram.ext import CallbackQueryHandler, CommandHandler
+from telegram.ext import CallbackQueryHandler, CommandHandler, MessageHandler
 from telegram.ext import filters as f
 
 from bot.feature import AnyApplication, Command, Context, Feature
@@ -29,7 +29,7 @@ from bot.table.presenter import TelegramPresenter
 from bot.table.runner import Limits, Refusal, settlement_key
 from bot.table.tables import JobQueueScheduler, Tables, table_languages
 from engine.rules import RuleSet
-from storage import NotFound
+from storage import NotFound, StorageError
 from storage.models import HandStatus, Player, PlayerKind, Table, TableStatus
 
 log = logging.getLogger(__name__)
@@ -494,6 +494,40 @@ async def hand_over_seat(context: Context, message: Message, table: Table, user_
     await message.reply_text(notice)
 
 
+# --- a group that becomes a supergroup -----------------------------------------------------------
+
+
+async def chat_migrated(update: Update, context: Context) -> None:
+    """Telegram gave the group a new id: move its books, tables and settings there, atomically.
+
+    Both ids announce it (``migrate_to_chat_id`` in the old chat, ``migrate_from_chat_id`` in
+    the new one); the second announcement finds nothing left to move.
+    """
+    message = update.effective_message
+    if message is None:
+        return
+    if message.migrate_to_chat_id:
+        old, new = message.chat.id, message.migrate_to_chat_id
+    elif message.migrate_from_chat_id:
+        old, new = message.migrate_from_chat_id, message.chat.id
+    else:
+        return
+    await move_chat(context, old, new)
+
+
+async def move_chat(context: Context | AnyApplication, old: int, new: int) -> None:
+    try:
+        moved = await services(context).storage.migrate_chat(old, new)
+    except StorageError as error:
+        log.error("chat %s became %s but could not be moved: %s", old, new, error)
+        return
+    if moved:
+        log.info("chat %s became supergroup %s: its rows moved", old, new)
+    live = context.bot_data.get(TABLES_KEY)
+    if live is not None:
+        await live.chat_moved(old, new)
+
+
 # --- the players' buttons ----------------------------------------------------------------------
 
 
@@ -542,6 +576,7 @@ FEATURE = Feature(
         CallbackQueryHandler(lobby_press, pattern=callbacks.LOBBY_PATTERN),
         CallbackQueryHandler(after_hand_press, pattern=callbacks.AFTER_HAND_PATTERN),
         CallbackQueryHandler(cancel_press, pattern=callbacks.CANCEL_PATTERN),
+        MessageHandler(f.StatusUpdate.MIGRATE, chat_migrated),
         CallbackQueryHandler(game_press, pattern=callbacks.GAME_PATTERN),
     ],
     commands=(

@@ -26,7 +26,7 @@ from engine.ai import Player, make_player
 from engine.events import Event
 from engine.game import Game, Phase
 from engine.rules import RuleSet
-from storage import Storage, StorageError
+from storage import HandClosed, InvalidWrite, NotFound, SequenceConflict, Storage
 from storage.models import Hand
 
 log = logging.getLogger(__name__)
@@ -34,6 +34,7 @@ log = logging.getLogger(__name__)
 RETRY_FIRST_SECONDS = 0.2
 RETRY_MAX_SECONDS = 5.0
 SLOW_STORAGE_NOTICE_SECONDS = 10.0
+REFUSALS = (HandClosed, InvalidWrite, NotFound, SequenceConflict)  # storage said no: retrying cannot help
 
 
 def settlement_key(hand_id: int) -> str:
@@ -256,8 +257,8 @@ class TableRunner:
         """Log one action, retrying with backoff while storage cannot write (disk full, locked).
 
         Writing the same action at the same sequence number again is a no-op in storage, so a
-        retry after a write that did land changes nothing. A refusal (``StorageError``) is not
-        retried: it would be refused again. The hand's final action owes the group its
+        retry after a write that did land changes nothing. A refusal (a bad write, a closed
+        hand) is not retried: it would be refused again. The hand's final action owes the group its
         settlement card, in the same transaction (the outbox), so a crash right after it
         cannot lose the card. The group hears once if the wait grows long, and again when it ends.
         """
@@ -268,7 +269,7 @@ class TableRunner:
                 await self.storage.append_action(
                     self.hand.id, self.logged, action.to_dict(), transfers, result=result, owe=owe
                 )
-            except StorageError:
+            except REFUSALS:
                 raise
             except Exception as error:
                 if self.closed:

@@ -186,6 +186,20 @@ class Tables:
             await runner.close()
             await self.presenter.forget(table_id)
 
+    async def chat_moved(self, old: int, new: int) -> None:
+        """A group became a supergroup: live tables post to its new id from now on.
+
+        The old group's messages cannot be pressed any more, so a settlement card waiting for
+        Next hand / End is posted again in the new group.
+        """
+        for runner in list(self.runners.values()):
+            if runner.chat_id == old:
+                runner.chat_id = new
+                if runner.game.over:
+                    await self.presenter.changed(runner, ())
+        if old in self._chat_locks:
+            self._chat_locks.setdefault(new, self._chat_locks[old])
+
     def vote(self, hand_id: int, verb: str, user_id: int) -> int:
         """Count a seated person's vote for Next hand / End under a hand; the number of votes so far."""
         voters = self._votes.setdefault((hand_id, verb), set())

@@ -217,6 +217,7 @@ class FakeTelegram:
         self._group_ids = itertools.count(1)
         self._file_ids = itertools.count(1)
         self._faults: dict[str, deque[Fault]] = {}
+        self.migrated: dict[int, int] = {}  # old group id -> its supergroup's id
         self._sends: dict[int, deque[float]] = {}
         self._changed = asyncio.Event()
         self._delivered_up_to = 0
@@ -290,6 +291,23 @@ class FakeTelegram:
         self.groups[chat_id] = chat
         return chat
 
+    def migrate(self, group: FakeChat) -> FakeChat:
+        """The group becomes a supergroup with a new id, as Telegram does it.
+
+        The bot gets a service message in each chat (``migrate_to_chat_id`` in the old one,
+        ``migrate_from_chat_id`` in the new one), and sends to the old id answer 400 with
+        ``migrate_to_chat_id`` from now on.
+        """
+        new = self.group(group.title, kind="supergroup")
+        new.statuses = dict(group.statuses)
+        self.migrated[group.id] = new.id
+        for chat, field, other in ((group, "migrate_to_chat_id", new.id), (new, "migrate_from_chat_id", group.id)):
+            creator = next(iter(group.statuses), self.bot_id)
+            message = self._new_message(chat.id, creator, from_bot=False)
+            message.snapshot()
+            self._push_update({"message": {**self._message_api(message), field: other}})
+        return new
+
     def fail_next(self, method: str, times: int = 1, *, status: int = 429, retry_after: int = 1,
                   description: str | None = None) -> None:
         """The next ``times`` calls of ``method`` fail with ``status`` (429, 500, 502, ...)."""
@@ -302,6 +320,10 @@ class FakeTelegram:
                            504: "Gateway Timeout"}.get(status, f"Error {status}")
         queue = self._faults.setdefault(method, deque())
         queue.extend(Fault(status, description, parameters) for _ in range(times))
+
+    def clear_faults(self) -> None:
+        """Drop every fault still queued by ``fail_next``: normal service from now on."""
+        self._faults.clear()
 
     # ----------------------------------------------------------------- test side: reading
 
@@ -551,6 +573,9 @@ class FakeTelegram:
                 raise ApiError(403, "Forbidden: bot was blocked by the user")
             if not user.started:
                 raise ApiError(403, "Forbidden: bot can't initiate conversation with a user")
+        elif chat_id in self.migrated:
+            raise ApiError(400, "Bad Request: group chat was upgraded to a supergroup chat",
+                           {"migrate_to_chat_id": self.migrated[chat_id]})
         elif chat_id not in self.groups:
             raise bad_request("chat not found")
         return chat_id

@@ -1,0 +1,196 @@
+"""A table recovers from real faults: a database locked by another process, a full disk, a card
+lost to a crash or to a storm of 429s, and a group that becomes a supergroup.
+
+The faults are real where they can be: another process holds SQLite's write lock longer than
+the bot's busy timeout, and the database lives on a small tmpfs that is filled to the last byte
+(mounting needs root; the test says so and skips otherwise). The table must go on by itself
+once the fault ends, with the books intact.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+from fake_telegram import FakeChat, FakeTelegram, FakeUser
+from harness import BotFactory
+from table_players import HumanPlayer, play_until_over, start_game
+
+from bot.services import services
+
+FAST = {"XUEZHAN_COMPUTER_DELAY": "0.05", "XUEZHAN_GROUP_UPDATE_SECONDS": "3", "XUEZHAN_LANG": "en",
+        "XUEZHAN_DISCARD_SECONDS": "1", "XUEZHAN_CLAIM_SECONDS": "1"}
+HOLD_SECONDS = 12.0  # longer than the bot's 10 s busy timeout
+LOCKER = """
+import sqlite3, sys, time
+db = sqlite3.connect(sys.argv[1], isolation_level=None)
+db.execute("BEGIN IMMEDIATE")
+print("locked", flush=True)
+time.sleep(float(sys.argv[2]))
+db.execute("ROLLBACK")
+"""
+
+
+async def afk_table(telegram: FakeTelegram) -> tuple[FakeUser, FakeChat]:
+    """Alice opens a table, starts it with three computers and goes away: timers decide for her."""
+    alice = telegram.user("Alice")
+    group = telegram.group("Friends", members=[alice], admins=[alice])
+    await alice.start()
+    await alice.send(group, "/newgame")
+    lobby = await telegram.wait_for_bot_message(group, lambda m: "table #" in (m.text or ""))
+    await start_game(telegram, alice, lobby)
+    return alice, group
+
+
+def settlement(telegram: FakeTelegram, group: FakeChat):
+    return next((m for m in reversed(telegram.bot_messages(group))
+                 if any((b.callback_data or "").endswith(":next") for b in m.buttons)), None)
+
+
+async def hand_of(app, group: FakeChat):
+    """The table's current hand, once it has been dealt."""
+    storage = services(app).storage
+    for _ in range(100):
+        tables = await storage.open_tables(group.id)
+        hands = await storage.table_hands(tables[0].id) if tables else []
+        if hands:
+            return hands[-1]
+        await asyncio.sleep(0.05)
+    raise AssertionError("no hand was dealt")
+
+
+async def logged_actions(app, group: FakeChat) -> int:
+    return len(await services(app).storage.hand_actions((await hand_of(app, group)).id))
+
+
+async def test_a_lock_held_by_another_process_past_the_busy_timeout_only_pauses_the_table(
+    telegram: FakeTelegram, start_bot: BotFactory
+) -> None:
+    app = await start_bot(**FAST)
+    _, group = await afk_table(telegram)
+    await telegram.wait_for_bot_message(group, lambda m: "ran out of time" in (m.text or ""), timeout=15)
+    locker = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", LOCKER, str(start_bot.db), str(HOLD_SECONDS), stdout=subprocess.PIPE)
+    assert locker.stdout is not None
+    assert (await locker.stdout.readline()).strip() == b"locked"
+    notice = await telegram.wait_for_bot_message(group, lambda m: "cannot save" in (m.text or ""), timeout=20)
+    assert notice is not None
+    assert await locker.wait() == 0
+    await telegram.wait_for_bot_message(group, lambda m: "works again" in (m.text or ""), timeout=30)
+    await telegram.wait_for(lambda: settlement(telegram, group), timeout=90, what="the settlement card")
+    assert len([m for m in telegram.bot_messages(group) if "cannot save" in (m.text or "")]) == 1
+    assert await services(app).storage.verify() == []
+
+
+def mount_tmpfs(where: Path, size: str) -> None:
+    if os.geteuid() != 0:
+        pytest.skip("mounting a tmpfs to fill needs root")
+    where.mkdir()
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(where)],
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.strip()}")
+
+
+def fill(where: Path) -> Path:
+    """Write zeros until the file system is full; the filler file is returned for removal."""
+    filler = where / f"filler-{uuid.uuid4().hex}"
+    fd = os.open(filler, os.O_WRONLY | os.O_CREAT, 0o600)
+    try:
+        for size in (1 << 20, 1 << 12, 1):
+            while True:
+                try:
+                    os.write(fd, b"\0" * size)
+                except OSError:
+                    break
+    finally:
+        os.close(fd)
+    return filler
+
+
+async def test_a_full_disk_pauses_the_table_and_it_goes_on_when_space_returns(
+    telegram: FakeTelegram, start_bot: BotFactory, tmp_path: Path
+) -> None:
+    disk = tmp_path / "disk"
+    mount_tmpfs(disk, "16m")
+    try:
+        start_bot.db = disk / "xuezhan.db"
+        app = await start_bot(**FAST)
+        _, group = await afk_table(telegram)
+        await telegram.wait_for_bot_message(group, lambda m: "ran out of time" in (m.text or ""), timeout=15)
+        before = await logged_actions(app, group)
+        filler = fill(disk)
+        await telegram.wait_for_bot_message(group, lambda m: "cannot save" in (m.text or ""), timeout=30)
+        during = await logged_actions(app, group)
+        await asyncio.sleep(2)
+        assert await logged_actions(app, group) == during  # nothing gets through a full disk
+        filler.unlink()
+        await telegram.wait_for_bot_message(group, lambda m: "works again" in (m.text or ""), timeout=30)
+        await telegram.wait_for(lambda: settlement(telegram, group), timeout=90, what="the settlement card")
+        assert await logged_actions(app, group) > before
+        assert await services(app).storage.verify() == []
+        await start_bot.close()
+    finally:
+        subprocess.run(["umount", "-l", str(disk)], check=False)
+
+
+async def test_a_settlement_card_lost_before_a_crash_is_posted_after_the_restart(
+    telegram: FakeTelegram, start_bot: BotFactory
+) -> None:
+    app = await start_bot(**FAST)
+    # No picture reaches Telegram during this hand: the state after the final commit is that
+    # of a process killed right after it (the hand finished, its card never sent).
+    telegram.fail_next("sendPhoto", 100_000, status=400, description="Bad Request: the process is gone")
+    alice, group = await afk_table(telegram)
+    storage = services(app).storage
+    hand = await hand_of(app, group)
+    for _ in range(1200):
+        if (await storage.get_hand(hand.id)).status == "finished":
+            break
+        await asyncio.sleep(0.1)
+    assert settlement(telegram, group) is None
+    assert [p.key for p in await storage.owed_posts()] == [f"settlement:{hand.id}"]
+    await start_bot.stop(app)
+    telegram.clear_faults()
+
+    app = await start_bot(**FAST)
+    card = await telegram.wait_for(lambda: settlement(telegram, group), timeout=15, what="the owed card")
+    await (await alice.press(card, "End")).answer()
+    await telegram.wait_for_bot_message(group, lambda m: "is over after 1 hands" in (m.text or ""))
+    storage = services(app).storage
+    assert await storage.owed_posts() == []
+    assert (await storage.get_table(hand.table_id)).status == "finished"
+    assert await storage.verify() == []
+
+
+async def test_a_group_that_becomes_a_supergroup_keeps_its_chips(
+    telegram: FakeTelegram, start_bot: BotFactory
+) -> None:
+    app = await start_bot(**{**FAST, "XUEZHAN_DISCARD_SECONDS": "30", "XUEZHAN_CLAIM_SECONDS": "30"})
+    alice, group = await afk_table(telegram)
+    card = await play_until_over(telegram, group, [HumanPlayer(telegram, alice)])
+    storage = services(app).storage
+    before = {t.name: t.net for t in await storage.balances(group.id)}
+    assert before
+
+    supergroup = telegram.migrate(group)
+    for _ in range(100):
+        if await storage.balances(supergroup.id):
+            break
+        await asyncio.sleep(0.05)
+    assert {t.name: t.net for t in await storage.balances(supergroup.id)} == before
+    assert await storage.balances(group.id) == []
+    sent = await alice.send(supergroup, "/balance")
+    answer = await telegram.wait_for_bot_message(supergroup, lambda m: "chips" in (m.text or ""), after=sent.message_id)
+    assert f"{before['Alice']:+d}" in answer.text or (before["Alice"] == 0 and "0" in answer.text)
+    # The table moved too: the card waiting for Next / End is posted again in the supergroup.
+    moved = await telegram.wait_for(lambda: settlement(telegram, supergroup), timeout=15, what="the card moved")
+    assert card.chat_id == group.id and moved.chat_id == supergroup.id
+    await (await alice.press(moved, "End")).answer()
+    await telegram.wait_for_bot_message(supergroup, lambda m: "is over after 1 hands" in (m.text or ""))
+    assert await storage.verify() == []
