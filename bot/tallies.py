@@ -17,7 +17,7 @@ from zoneinfo import ZoneInfo
 
 from telegram import MessageEntity, Update
 from telegram.constants import ChatType
-from telegram.error import BadRequest, Forbidden, TelegramError
+from telegram.error import BadRequest, ChatMigrated, Forbidden, TelegramError
 from telegram.ext import CommandHandler
 
 from bot.feature import AnyApplication, Command, Context, Feature
@@ -25,6 +25,7 @@ from bot.i18n import N_, Translator, supported, translator
 from bot.keep.words import record_words, value_words
 from bot.permissions import is_chat_admin
 from bot.services import services, texts_for
+from bot.table.feature import move_chat
 from rendering import TallyEntry, encode_png, render_tally_chart
 from rendering.chart import MAX_ENTRIES
 from storage import days
@@ -283,15 +284,24 @@ async def post_due_summaries(app: AnyApplication) -> int:
     for due in await storage.chats_due_summary(now()):
         tally = await storage.daily_tally(due.chat.id, due.day)
         texts = translator(supported(due.chat.language) or found.settings.lang)
+        chat_id = due.chat.id
         if tally.played:
             head = texts.t("Tally of the day ({day}):", day=due.day.isoformat())
+            picture = tally_picture(tally, texts.t("Tally of the day"))
             try:
-                await app.bot.send_photo(due.chat.id, tally_picture(tally, texts.t("Tally of the day")),
-                                         caption=caption(head, tally_lines(tally.lines)))
+                try:
+                    await app.bot.send_photo(chat_id, picture, caption=caption(head, tally_lines(tally.lines)))
+                except ChatMigrated as moved:  # the group became a supergroup: move it, post there
+                    await move_chat(app, chat_id, moved.new_chat_id)
+                    chat_id = moved.new_chat_id
+                    await app.bot.send_photo(chat_id, picture, caption=caption(head, tally_lines(tally.lines)))
                 posted += 1
             except (Forbidden, BadRequest) as error:  # removed from the group: don't retry every minute
-                log.warning("daily summary for chat %s not posted: %s", due.chat.id, error)
-        await storage.mark_summary_posted(due.chat.id, due.day)
+                log.warning("daily summary for chat %s not posted: %s", chat_id, error)
+            except TelegramError as error:  # one chat's trouble never stops another's summary
+                log.warning("daily summary for chat %s postponed: %s", chat_id, error)
+                continue
+        await storage.mark_summary_posted(chat_id, due.day)
     return posted
 
 
