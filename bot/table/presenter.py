@@ -1,10 +1,25 @@
 """Puts a live hand on Telegram: one edited table picture in the group, one edited DM per player.
 
-The group gets few messages by design: the table message is edited, and edits are coalesced
-so that at most one goes out per ``group_interval`` seconds however fast the hand moves; only
-wins and the end of the hand are new messages (result cards). Each player's DM is one photo
-message, edited as the game moves, carrying their decision's buttons. Rendering runs in a
-worker thread so a busy table never blocks the event loop.
+Telegram's limits and the CPU are what a busy bot runs out of, so everything here is drawn and
+sent as late and as seldom as the players allow:
+
+- **Draw when sending.** Every send or edit first takes its turn from the rate limiter
+  (``TelegramRateLimiter.slot``) and only then builds its picture, from the table's state at that
+  moment: a state superseded while the send waited is never drawn. Each table keeps its latest
+  drawn pictures (``TableShow``), and a picture whose inputs did not change is not drawn again.
+- **The group** gets its table message edited at most once per ``group_interval`` and at most
+  ``GROUP_POSTS_PER_MINUTE`` posts and edits a minute; wins and the end of the hand are new
+  messages (result cards).
+- **Each person's DM** is one photo message. Its picture is brought up to date when a decision
+  opens for them (with the decision's buttons) and at the end of the hand; their own move changes
+  only its caption and buttons at once; the others' moves are shown at most every
+  ``dm_interval`` seconds meanwhile (usually the next decision comes first and shows them).
+- **Turn pings.** Edits do not notify, so a decision that opens sends a short new message that
+  does (deleted once the decision is made, so the DM stays one screen); once, ``REMINDER_LEAD``
+  seconds before the timer runs out, a reminder replaces it, and the group mentions the person.
+  When the timer ran out and the computer played for someone, their DM says what it did.
+
+Rendering runs in a worker thread so a busy table never blocks the event loop.
 """
 
 from __future__ import annotations
@@ -12,20 +27,24 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
+import html
 import logging
+import math
 import time
 from collections import OrderedDict, deque
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from PIL import Image
 from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, InputMediaPhoto, Message
+from telegram.constants import ParseMode
 from telegram.error import BadRequest, Forbidden, TelegramError
 
 from bot.i18n import Translator, translator
 from bot.messaging import is_not_modified
 from bot.table import callbacks, views
-from bot.table.runner import TableRunner
+from bot.table.runner import TableRunner, settlement_key
 from engine.events import Event, EventType
 from rendering import ResultCard, TableView, encode_png, render_result_card
 from rendering.screen import render_seat_screen, shared_table
@@ -36,58 +55,93 @@ log = logging.getLogger(__name__)
 # Telegram allows about 20 messages a minute into a group; edits of the table picture give way
 # so that cards and announcements (which must go out) keep the group under it.
 GROUP_POSTS_PER_MINUTE = 18
+# The reminder comes this many seconds before a decision's timer runs out (half the time at most).
+REMINDER_LEAD = 10.0
 
 Languages = Callable[[TableRunner], Awaitable[tuple[str, list[str]]]]
+Markup = InlineKeyboardMarkup | None
+
+
+@dataclass
+class SeatShow:
+    """What one person's DM shows of a table, and what it still has to show."""
+
+    message_id: int | None = None
+    picture: object = None  # the inputs of the picture on screen (redrawn only when they change)
+    caption: str | None = None
+    buttons: object = None
+    due: float = math.inf  # when the picture must next be brought up to date
+    text_now: bool = False  # caption and buttons must change at once (the person just acted)
+    wake: asyncio.Event = field(default_factory=asyncio.Event)
+    task: asyncio.Task[None] | None = None
+    decision: int | None = None  # the prompt number of the open decision, as last seen
+    opened: float = 0.0  # when it opened
+    reminder: asyncio.Task[None] | None = None
+    ping: int | None = None  # the notifying message of the open decision (or its reminder)
+    ping_for: int | None = None
+    notice: int | None = None  # "the computer played for you"
+    mention: int | None = None  # the group message that mentions this person
+    expiries: int = 0  # the runner's count of run-out timers, as last seen
+
+
+@dataclass
+class TableShow:
+    """What the group and the DMs of one table show, with the table's latest drawn pictures."""
+
+    group_texts: Translator
+    seat_texts: list[Translator]
+    message_id: int | None = None
+    group_dirty: bool = False
+    group_task: asyncio.Task[None] | None = None
+    group_sent: float = 0.0
+    group_posts: deque[float] = field(default_factory=deque)
+    outbox: asyncio.Task[None] | None = None
+    group_picture: tuple[TableView, bytes] | None = None  # the latest table picture drawn, and its PNG
+    group_shown: tuple[TableView, str] | None = None  # what the table message shows
+    seats: dict[int, SeatShow] = field(default_factory=dict)
 
 
 class TelegramPresenter:
     """Output of every live table of one Application."""
 
     def __init__(self, bot: Bot, storage: Storage, languages: Languages, group_interval: float = 4.0,
-                 dm_interval: float = 0.5) -> None:
+                 dm_interval: float | None = None) -> None:
         self.bot = bot
         self.storage = storage
         self.languages = languages
         self.group_interval = group_interval
-        self.dm_interval = dm_interval
-        self._group_due: dict[int, asyncio.Task[None]] = {}
-        self._group_sent: dict[int, float] = {}
-        self._seat_due: dict[tuple[int, int], asyncio.Task[None]] = {}
-        self._table_message: dict[int, int] = {}
-        self._seat_message: dict[tuple[int, int], int] = {}
-        self._texts: dict[int, tuple[Translator, list[Translator]]] = {}
-        self._outbox: dict[int, asyncio.Task[None]] = {}
-        self._group_dirty: set[int] = set()
+        self.dm_interval = group_interval if dm_interval is None else dm_interval
+        self._shows: dict[int, TableShow] = {}
         self._uploads = UploadCache()
-        self._group_posts: dict[int, deque[float]] = {}
-        self._seat_shown: dict[tuple[int, int], tuple[bytes, str, object]] = {}
-        self._seat_dirty: set[tuple[int, int]] = set()
-        self._seat_waiting: set[tuple[int, int]] = set()
 
     # --- the Presenter protocol ------------------------------------------------------------
 
     async def hand_started(self, runner: TableRunner, resumed: bool) -> None:
         group_lang, seat_langs = await self.languages(runner)
-        self._texts[runner.table_id] = (translator(group_lang), [translator(x) for x in seat_langs])
+        old = self._shows.get(runner.table_id)
+        if old is not None:
+            await self._drop(runner.table_id)
+        show = self._shows[runner.table_id] = TableShow(translator(group_lang), [translator(x) for x in seat_langs])
         table = await self.storage.get_table(runner.table_id)
-        texts = self.group_texts(runner)
+        texts = show.group_texts
         if resumed:
-            await self._send_group_text(runner, texts.t("The bot is back: hand {n} continues.",
-                                                        n=runner.hand.number))
-        message = await self._send_table(runner)
-        if message is not None:
-            self._table_message[runner.table_id] = message.message_id
-            await self.storage.set_table_message(runner.table_id, message.message_id)
+            line = texts.t("The bot is back: hand {n} continues.", n=runner.hand.number)
+            self._enqueue(runner, lambda: self._send_group_text(runner, line))
+        self._enqueue(runner, lambda: self._post_table(runner))
         for seat in range(len(runner.seats)):
             if runner.human(seat):
-                old = table.dm_message_ids[seat] if resumed else None
-                if old is not None:
-                    self._seat_message[(runner.table_id, seat)] = old
-                await self._update_seat(runner, seat, fresh=old is None)
+                seat_show = show.seats[seat] = SeatShow()
+                if resumed and table.dm_message_ids[seat] is not None:
+                    seat_show.message_id = table.dm_message_ids[seat]
+                self._note_decision(runner, seat)
+                self._want_seat(runner, seat, picture=True)
 
     async def changed(self, runner: TableRunner, events: Sequence[Event]) -> None:
-        """Called under the table's lock: capture what to show now, send it in the background."""
-        texts = self.group_texts(runner)
+        """Called under the table's lock: note what to show, send it in the background."""
+        show = self._shows.get(runner.table_id)
+        if show is None:
+            return
+        texts = show.group_texts
         wins = [e.win for e in events if e.type is EventType.WON and e.win is not None]
         if wins:
             transfers = [e.transfer for e in events if e.transfer is not None]
@@ -95,19 +149,23 @@ class TelegramPresenter:
             self._enqueue(runner, lambda: self._send_card(runner, card))
         if runner.game.over:
             final = views.final_card(runner, texts)
-            table = views.public_table(runner, texts)
-            caption = views.group_caption(runner, texts)
-            self._enqueue(runner, lambda: self._finish(runner, table, caption, final))
+            self._enqueue(runner, lambda: self._finish(runner, final))
         else:
             self._schedule_group(runner)
-        for seat in range(len(runner.seats)):
-            if runner.human(seat):
-                acted = any(e.seat == seat for e in events)  # a player sees their own move at once
-                self._schedule_seat(runner, seat, immediate=runner.waiting_on(seat) or acted or runner.game.over,
-                                    supersede=acted)
+        for seat, seat_show in show.seats.items():
+            acted = any(e.seat == seat for e in events)
+            expiries = runner.state[seat].expiries  # counts the timer's run-outs since the last press
+            if acted and expiries > seat_show.expiries and runner.game.actions:
+                self._enqueue_seat_notice(runner, seat, runner.game.actions[-1])
+            seat_show.expiries = expiries
+            opened = self._note_decision(runner, seat)
+            self._want_seat(runner, seat, picture=opened or runner.game.over, text=acted)
 
     async def prompt(self, runner: TableRunner, seat: int) -> None:
-        self._schedule_seat(runner, seat, immediate=True, supersede=True)
+        """The seat's buttons changed without a move (a swap pick, "I'm back")."""
+        if runner.table_id in self._shows and seat in self._shows[runner.table_id].seats:
+            opened = self._note_decision(runner, seat)
+            self._want_seat(runner, seat, picture=opened, text=True)
 
     async def seat_controlled(self, runner: TableRunner, seat: int, reason: str) -> None:
         texts = self.group_texts(runner)
@@ -119,11 +177,16 @@ class TelegramPresenter:
             line = texts.t("{name} ran out of time twice; the computer plays for them until they are back.",
                            name=name)
         self._enqueue(runner, lambda: self._send_group_text(runner, line))
-        self._schedule_seat(runner, seat, immediate=True)
+        if runner.table_id in self._shows and seat in self._shows[runner.table_id].seats:
+            self._note_decision(runner, seat)
+            self._want_seat(runner, seat, picture=False, text=True)
 
     def _enqueue(self, runner: TableRunner, send: Callable[[], Awaitable[Any]]) -> None:
         """Group posts of one table go out in order, without holding up the table's lock."""
-        previous = self._outbox.get(runner.table_id)
+        show = self._shows.get(runner.table_id)
+        if show is None:
+            return
+        previous = show.outbox
 
         async def after_previous() -> None:
             if previous is not None:
@@ -131,232 +194,416 @@ class TelegramPresenter:
                     await previous
             await send()
 
-        self._outbox[runner.table_id] = asyncio.get_running_loop().create_task(after_previous())
+        show.outbox = asyncio.get_running_loop().create_task(after_previous())
 
     # --- languages ---------------------------------------------------------------------------
 
     def group_texts(self, runner: TableRunner) -> Translator:
-        return self._texts.get(runner.table_id, (translator("zh"), []))[0]
+        show = self._shows.get(runner.table_id)
+        return show.group_texts if show else translator("zh")
 
     def seat_texts(self, runner: TableRunner, seat: int) -> Translator:
-        found = self._texts.get(runner.table_id)
-        return found[1][seat] if found else translator("zh")
+        show = self._shows.get(runner.table_id)
+        return show.seat_texts[seat] if show else translator("zh")
+
+    # --- sending in turn -------------------------------------------------------------------
+
+    @contextlib.asynccontextmanager
+    async def _turn(self, chat_id: int) -> AsyncIterator[None]:
+        """Wait for the chat's turn under Telegram's limits; the first call inside uses it."""
+        slot = getattr(self.bot, "rate_limiter", None)
+        slot = getattr(slot, "slot", None)
+        if slot is None:
+            yield
+            return
+        async with slot(chat_id):
+            yield
 
     # --- the group -------------------------------------------------------------------------
 
-    async def _send_table(self, runner: TableRunner) -> Message | None:
-        texts = self.group_texts(runner)
-        image = await _png(shared_table, views.public_table(runner, texts))
-        self._group_sent[runner.table_id] = time.monotonic()
-        return await self._send_group_photo(runner, image, views.group_caption(runner, texts))
+    def _group_wanted(self, runner: TableRunner, show: TableShow) -> tuple[TableView, str]:
+        texts = show.group_texts
+        return views.public_table(runner, texts), views.group_caption(runner, texts)
+
+    async def _group_png(self, show: TableShow, view: TableView) -> bytes:
+        """The table picture of ``view``, drawn once per state."""
+        if show.group_picture is None or show.group_picture[0] != view:
+            show.group_picture = (view, await _png(shared_table, view))
+        return show.group_picture[1]
+
+    async def _post_table(self, runner: TableRunner) -> None:
+        """The hand's table message: posted once, then edited by the group loop."""
+        show = self._shows.get(runner.table_id)
+        if show is None:
+            return
+        show.group_dirty = False
+        async with self._turn(runner.chat_id):
+            view, caption = self._group_wanted(runner, show)
+            image = await self._group_png(show, view)
+            show.group_sent = time.monotonic()
+            message = await self._send_group_photo(runner, image, caption)
+        if message is not None:
+            show.message_id = message.message_id
+            show.group_shown = (view, caption)
+            await self.storage.set_table_message(runner.table_id, message.message_id)
+        if show.group_dirty:
+            self._schedule_group(runner)
 
     def _schedule_group(self, runner: TableRunner) -> None:
-        self._group_dirty.add(runner.table_id)
-        task = self._group_due.get(runner.table_id)
-        if task is not None and not task.done():
-            return  # the running edit loop picks the change up
-        wait = self.group_interval - (time.monotonic() - self._group_sent.get(runner.table_id, 0.0))
-        self._group_due[runner.table_id] = asyncio.get_running_loop().create_task(
-            self._group_loop(runner, max(0.0, wait))
-        )
+        show = self._shows.get(runner.table_id)
+        if show is None:
+            return
+        show.group_dirty = True
+        if show.message_id is None or (show.group_task is not None and not show.group_task.done()):
+            return  # the first post, or the running edit loop, picks the change up
+        wait = self.group_interval - (time.monotonic() - show.group_sent)
+        show.group_task = asyncio.get_running_loop().create_task(self._group_loop(runner, show, max(0.0, wait)))
 
-    async def _group_loop(self, runner: TableRunner, wait: float) -> None:
+    async def _group_loop(self, runner: TableRunner, show: TableShow, wait: float) -> None:
         """Edit the table message until it shows the latest state, one edit per interval."""
         await asyncio.sleep(wait)
-        while runner.table_id in self._group_dirty:
-            self._group_dirty.discard(runner.table_id)
-            await self._edit_table(runner)
-            if runner.table_id in self._group_dirty:
+        while show.group_dirty:
+            show.group_dirty = False
+            await self._edit_table(runner, show)
+            if show.group_dirty:
                 await asyncio.sleep(self.group_interval)
 
-    async def _edit_table(self, runner: TableRunner) -> None:
-        texts = self.group_texts(runner)
-        await self._edit_table_message(runner, views.public_table(runner, texts), views.group_caption(runner, texts))
-
-    async def _edit_table_message(self, runner: TableRunner, table: TableView, caption: str) -> None:
-        message_id = self._table_message.get(runner.table_id)
-        await self._group_budget(runner.table_id)
-        image = await _png(shared_table, table)
-        self._group_sent[runner.table_id] = time.monotonic()
-        if message_id is None:
-            return
-        try:
-            await self.bot.edit_message_media(
-                InputMediaPhoto(image, caption=caption), chat_id=runner.chat_id, message_id=message_id
-            )
-        except BadRequest as error:
-            if not is_not_modified(error):
+    async def _edit_table(self, runner: TableRunner, show: TableShow) -> None:
+        if show.message_id is None or self._group_wanted(runner, show) == show.group_shown:
+            return  # nothing the group can see changed
+        await self._group_budget(show)
+        async with self._turn(runner.chat_id):
+            view, caption = self._group_wanted(runner, show)  # the latest, after the wait
+            show.group_sent = time.monotonic()
+            try:
+                if show.group_shown is not None and show.group_shown[0] == view:
+                    await self.bot.edit_message_caption(chat_id=runner.chat_id, message_id=show.message_id,
+                                                        caption=caption)
+                else:
+                    image = await self._group_png(show, view)
+                    await self.bot.edit_message_media(
+                        InputMediaPhoto(image, caption=caption), chat_id=runner.chat_id,
+                        message_id=show.message_id,
+                    )
+                show.group_shown = (view, caption)
+            except BadRequest as error:
+                if not is_not_modified(error):
+                    log.warning("table %s: could not edit the table message: %s", runner.table_id, error)
+            except TelegramError as error:
                 log.warning("table %s: could not edit the table message: %s", runner.table_id, error)
-        except TelegramError as error:
-            log.warning("table %s: could not edit the table message: %s", runner.table_id, error)
 
     async def _send_card(self, runner: TableRunner, card: ResultCard) -> None:
-        await self._send_group_photo(runner, await _png(render_result_card, card), None)
+        async with self._turn(runner.chat_id):
+            await self._send_group_photo(runner, await _png(render_result_card, card), None)
 
-    async def _finish(self, runner: TableRunner, table: TableView, caption: str, final: ResultCard) -> None:
+    async def _finish(self, runner: TableRunner, final: ResultCard) -> None:
         """The hand is over: the settlement card with Next hand / End, then the final table."""
-        task = self._group_due.pop(runner.table_id, None)
-        if task is not None:
-            task.cancel()
-        self._group_dirty.discard(runner.table_id)
-        texts = self.group_texts(runner)
+        show = self._shows.get(runner.table_id)
+        if show is None:
+            return
+        if show.group_task is not None:
+            show.group_task.cancel()
+        show.group_dirty = False
+        texts = show.group_texts
         markup = InlineKeyboardMarkup([[
             InlineKeyboardButton(texts.t("Next hand"),
                                  callback_data=callbacks.after_hand_data(runner.table_id, runner.hand.id, "next")),
             InlineKeyboardButton(texts.t("End"),
                                  callback_data=callbacks.after_hand_data(runner.table_id, runner.hand.id, "end")),
         ]])
-        image = await _png(render_result_card, final)
-        await self._send_group_photo(runner, image, views.end_line(runner.game.end, texts), markup)
-        await self._edit_table_message(runner, table, caption)
+        async with self._turn(runner.chat_id):
+            image = await _png(render_result_card, final)
+            caption = views.end_line(runner.game.end, texts)
+            posted = await self._send_group_photo(runner, image, caption, markup)
+        if posted is not None:  # the runner logged the hand's end with this post owed (storage's outbox)
+            try:
+                await self.storage.mark_posted(settlement_key(runner.hand.id))
+            except Exception:
+                log.exception("table %s: could not mark the settlement of hand %s posted",
+                              runner.table_id, runner.hand.id)
+        for seat_show in show.seats.values():
+            if seat_show.mention is not None:
+                await self._delete(runner.chat_id, seat_show.mention)
+                seat_show.mention = None
+        await self._edit_table(runner, show)
 
-    async def _group_budget(self, table_id: int) -> None:
+    async def _group_budget(self, show: TableShow) -> None:
         """Keep a group under GROUP_POSTS_PER_MINUTE posts and edits: table edits wait their turn."""
-        posts = self._group_posts.setdefault(table_id, deque())
+        posts = show.group_posts
         while posts and time.monotonic() - posts[0] >= 60:
             posts.popleft()
         if len(posts) >= GROUP_POSTS_PER_MINUTE:
             await asyncio.sleep(60 - (time.monotonic() - posts[0]))
         posts.append(time.monotonic())
 
-    def _count_group_post(self, table_id: int) -> None:
-        self._group_posts.setdefault(table_id, deque()).append(time.monotonic())
+    @staticmethod
+    def _count_group_post(show: TableShow) -> None:
+        show.group_posts.append(time.monotonic())
 
     async def _send_group_photo(self, runner: TableRunner, image: bytes, caption: str | None,
                                 markup: InlineKeyboardMarkup | None = None) -> Message | None:
-        self._count_group_post(runner.table_id)
+        show = self._shows.get(runner.table_id)
+        if show is not None:
+            self._count_group_post(show)
         try:
             return await self.bot.send_photo(runner.chat_id, image, caption=caption, reply_markup=markup)
         except TelegramError as error:
             log.warning("table %s: could not post to the group: %s", runner.table_id, error)
             return None
 
-    async def _send_group_text(self, runner: TableRunner, text: str) -> None:
-        self._count_group_post(runner.table_id)
+    async def _send_group_text(self, runner: TableRunner, text: str, html_text: bool = False) -> Message | None:
+        show = self._shows.get(runner.table_id)
+        if show is not None:
+            self._count_group_post(show)
         try:
-            await self.bot.send_message(runner.chat_id, text)
+            return await self.bot.send_message(runner.chat_id, text,
+                                               parse_mode=ParseMode.HTML if html_text else None)
         except TelegramError as error:
             log.warning("table %s: could not post to the group: %s", runner.table_id, error)
+            return None
+
+    async def _delete(self, chat_id: int, message_id: int) -> None:
+        try:
+            await self.bot.delete_message(chat_id, message_id)
+        except TelegramError as error:  # already gone, or too old: nothing to keep tidy
+            log.info("could not delete message %s in %s: %s", message_id, chat_id, error)
 
     # --- each player's DM --------------------------------------------------------------------
 
-    def _schedule_seat(self, runner: TableRunner, seat: int, immediate: bool, supersede: bool = False) -> None:
-        """Update a seat's DM soon (or now). ``supersede``: the player just acted, so an update
-        drawn before that (perhaps still queued behind Telegram's limits, with the buttons they
-        just used) is dropped rather than shown after their move."""
-        key = (runner.table_id, seat)
-        self._seat_dirty.add(key)
-        task = self._seat_due.get(key)
-        if task is not None and not task.done():
-            if not (supersede or (immediate and key in self._seat_waiting)):
-                return  # the running update loop picks the change up
-            task.cancel()
-        delay = 0.0 if immediate else self.dm_interval
-        self._seat_due[key] = asyncio.get_running_loop().create_task(self._seat_loop(runner, seat, delay))
+    def _note_decision(self, runner: TableRunner, seat: int) -> bool:
+        """Track the seat's open decision; True when a new one opened for the person."""
+        seat_show = self._shows[runner.table_id].seats[seat]
+        state = runner.state[seat]
+        open_now = None if (state.auto or runner.game.over) else state.prompt_seq
+        if open_now == seat_show.decision:
+            return False
+        seat_show.decision = open_now
+        if seat_show.reminder is not None:
+            seat_show.reminder.cancel()
+            seat_show.reminder = None
+        if open_now is None:
+            return False
+        seat_show.opened = time.monotonic()
+        seconds = runner.decision_seconds(seat)
+        lead = min(REMINDER_LEAD, seconds / 2)
+        seat_show.reminder = asyncio.get_running_loop().create_task(
+            self._remind(runner, seat, open_now, seconds - lead, lead))
+        return True
 
-    async def _seat_loop(self, runner: TableRunner, seat: int, delay: float) -> None:
-        """Update a player's DM until it shows the latest state (changes coalesce meanwhile)."""
-        key = (runner.table_id, seat)
-        if delay:
-            self._seat_waiting.add(key)
-            try:
-                await asyncio.sleep(delay)
-            finally:
-                self._seat_waiting.discard(key)
-        while key in self._seat_dirty:
-            self._seat_dirty.discard(key)
-            await self._update_seat(runner, seat)
+    def _want_seat(self, runner: TableRunner, seat: int, *, picture: bool, text: bool = False) -> None:
+        """Ask the seat's sender for an update: its picture now (``picture``), its caption and
+        buttons now (``text``), else its picture within ``dm_interval``."""
+        seat_show = self._shows[runner.table_id].seats[seat]
+        now = time.monotonic()
+        seat_show.due = min(seat_show.due, now if picture else now + self.dm_interval)
+        seat_show.text_now = seat_show.text_now or text
+        seat_show.wake.set()
+        if seat_show.task is None or seat_show.task.done():
+            seat_show.task = asyncio.get_running_loop().create_task(self._seat_loop(runner, seat, seat_show))
 
-    async def _seat_picture(self, runner: TableRunner, seat: int) -> tuple[bytes, str, InlineKeyboardMarkup | None]:
+    async def _seat_loop(self, runner: TableRunner, seat: int, seat_show: SeatShow) -> None:
+        """Bring one DM up to date whenever asked, coalescing what arrives meanwhile."""
+        while True:
+            now = time.monotonic()
+            if seat_show.text_now or seat_show.due <= now:
+                picture = seat_show.due <= now
+                seat_show.text_now = False
+                if picture:
+                    seat_show.due = math.inf
+                await self._update_seat(runner, seat, seat_show, picture)
+                await self._update_ping(runner, seat, seat_show)
+                continue
+            if seat_show.due == math.inf:
+                return
+            seat_show.wake.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(seat_show.wake.wait(), seat_show.due - now)
+
+    def _seat_wanted(self, runner: TableRunner, seat: int) -> tuple[tuple[Any, ...], str, Markup]:
+        """The DM's picture inputs, caption and buttons for the state now (cheap: nothing drawn)."""
         texts = self.seat_texts(runner, seat)
         hand, drawn, void = views.private_hand(runner, seat)
-        table = views.public_table(runner, texts)
-        labels = views.hand_labels(runner, seat, texts)
-        caption = views.seat_caption(runner, seat, texts)
-        markup = views.seat_keyboard(runner, seat, texts)
-        melds = tuple(runner.game.melds[seat])
-        image = await _png(
-            render_seat_screen, table, hand, melds, drawn, void, labels, texts.t("Void {suit}", suit="{suit}")
+        inputs = (
+            views.public_table(runner, texts), tuple(hand), tuple(runner.game.melds[seat]), drawn, void,
+            views.hand_labels(runner, seat, texts), texts.t("Void {suit}", suit="{suit}"),
         )
-        return image, caption, markup
+        return inputs, views.seat_caption(runner, seat, texts), views.seat_keyboard(runner, seat, texts)
 
-    async def _update_seat(self, runner: TableRunner, seat: int, fresh: bool = False) -> None:
+    async def _update_seat(self, runner: TableRunner, seat: int, seat_show: SeatShow, picture: bool) -> None:
         user_id = runner.seats[seat].user_id
         if user_id is None:
             return
-        key = (runner.table_id, seat)
-        image, caption, markup = await self._seat_picture(runner, seat)
-        message_id = None if fresh else self._seat_message.get(key)
+        inputs, caption, markup = self._seat_wanted(runner, seat)
+        redraw = seat_show.message_id is None or (picture and inputs != seat_show.picture)
+        buttons = markup.to_dict() if markup is not None else None
+        if not redraw and caption == seat_show.caption and buttons == seat_show.buttons:
+            return  # nothing to change: no turn taken
         try:
-            if message_id is not None:
-                try:
-                    await self._edit_seat_message(key, user_id, message_id, image, caption, markup)
-                    return
-                except BadRequest as error:
-                    if is_not_modified(error):
-                        return
-                    log.info("table %s seat %s: sending a new DM (%s)", runner.table_id, seat, error)
-            sent = await self.bot.send_photo(user_id, self._uploads.media(image), caption=caption,
-                                             reply_markup=markup)
-            self._uploads.remember(image, sent)
-            self._seat_shown[key] = (self._uploads.digest(image), caption, markup.to_dict() if markup else None)
-            self._seat_message[key] = sent.message_id
-            await self.storage.set_table_message(runner.table_id, sent.message_id, seat=seat)
+            async with self._turn(user_id):
+                inputs, caption, markup = self._seat_wanted(runner, seat)  # the latest, after the wait
+                buttons = markup.to_dict() if markup is not None else None
+                await self._show_seat(runner, seat, seat_show, user_id, inputs, caption, markup, redraw)
+            seat_show.caption, seat_show.buttons = caption, buttons
         except Forbidden:
             await self.storage.save_user(user_id, started_dm=False)
             asyncio.get_running_loop().create_task(runner.take_over(seat, "blocked"))
         except TelegramError as error:
             log.warning("table %s seat %s: could not update the DM: %s", runner.table_id, seat, error)
 
-    async def _edit_seat_message(self, key: tuple[int, int], user_id: int, message_id: int, image: bytes,
-                                 caption: str, markup: InlineKeyboardMarkup | None) -> None:
-        """Change only what changed: swap toggles, for one, re-send no picture."""
-        digest = self._uploads.digest(image)
-        buttons = markup.to_dict() if markup is not None else None
-        shown = self._seat_shown.get(key)
-        if shown == (digest, caption, buttons):
+    async def _show_seat(self, runner: TableRunner, seat: int, seat_show: SeatShow, user_id: int,
+                         inputs: tuple[Any, ...], caption: str, markup: Markup, redraw: bool) -> None:
+        """One call: a new photo, a new picture, or only the caption and buttons."""
+        if redraw and inputs == seat_show.picture and seat_show.message_id is not None:
+            redraw = False
+        if not redraw:
+            assert seat_show.message_id is not None
+            try:
+                if caption == seat_show.caption:
+                    await self.bot.edit_message_reply_markup(chat_id=user_id, message_id=seat_show.message_id,
+                                                             reply_markup=markup)
+                else:
+                    await self.bot.edit_message_caption(chat_id=user_id, message_id=seat_show.message_id,
+                                                        caption=caption, reply_markup=markup)
+            except BadRequest as error:
+                if not is_not_modified(error):
+                    raise
             return
-        if shown is not None and shown[0] == digest:
-            if shown[1] == caption:
-                await self.bot.edit_message_reply_markup(chat_id=user_id, message_id=message_id, reply_markup=markup)
-            else:
-                await self.bot.edit_message_caption(chat_id=user_id, message_id=message_id, caption=caption,
-                                                    reply_markup=markup)
-        else:
-            edited = await self.bot.edit_message_media(
-                InputMediaPhoto(self._uploads.media(image), caption=caption), chat_id=user_id,
-                message_id=message_id, reply_markup=markup,
-            )
-            if isinstance(edited, Message):
-                self._uploads.remember(image, edited)
-        self._seat_shown[key] = (digest, caption, buttons)
+        image = await _png(render_seat_screen, *inputs)
+        if seat_show.message_id is not None:
+            try:
+                edited = await self.bot.edit_message_media(
+                    InputMediaPhoto(self._uploads.media(image), caption=caption), chat_id=user_id,
+                    message_id=seat_show.message_id, reply_markup=markup,
+                )
+                if isinstance(edited, Message):
+                    self._uploads.remember(image, edited)
+                seat_show.picture = inputs
+                return
+            except BadRequest as error:
+                if is_not_modified(error):
+                    seat_show.picture = inputs
+                    return
+                log.info("table %s seat %s: sending a new DM (%s)", runner.table_id, seat, error)
+        sent = await self.bot.send_photo(user_id, self._uploads.media(image), caption=caption, reply_markup=markup)
+        self._uploads.remember(image, sent)
+        seat_show.picture = inputs
+        seat_show.message_id = sent.message_id
+        await self.storage.set_table_message(runner.table_id, sent.message_id, seat=seat)
+
+    # --- turn pings --------------------------------------------------------------------------
+
+    async def _update_ping(self, runner: TableRunner, seat: int, seat_show: SeatShow) -> None:
+        """A new notifying message for a decision that opened; none once it is made."""
+        user_id = runner.seats[seat].user_id
+        if user_id is None:
+            return
+        if seat_show.decision is not None and seat_show.ping_for != seat_show.decision:
+            texts = self.seat_texts(runner, seat)
+            seconds = int(runner.decision_seconds(seat) - (time.monotonic() - seat_show.opened))
+            text = views.prompt_line(runner, seat, texts) + "\n" + texts.t("{n} seconds to decide.",
+                                                                          n=max(seconds, 1))
+            seat_show.ping_for = seat_show.decision
+            await self._replace_ping(user_id, seat_show, text)
+            if seat_show.notice is not None:
+                await self._delete(user_id, seat_show.notice)
+                seat_show.notice = None
+        elif seat_show.decision is None and seat_show.ping is not None:
+            await self._clear_ping(runner, user_id, seat_show)
+
+    async def _replace_ping(self, user_id: int, seat_show: SeatShow, text: str) -> None:
+        old, seat_show.ping = seat_show.ping, None
+        try:
+            async with self._turn(user_id):
+                seat_show.ping = (await self.bot.send_message(user_id, text)).message_id
+        except TelegramError as error:
+            log.info("could not ping %s: %s", user_id, error)
+        if old is not None:
+            await self._delete(user_id, old)
+
+    async def _clear_ping(self, runner: TableRunner, user_id: int, seat_show: SeatShow) -> None:
+        ping, seat_show.ping, seat_show.ping_for = seat_show.ping, None, None
+        if ping is not None:
+            await self._delete(user_id, ping)
+        mention, seat_show.mention = seat_show.mention, None
+        if mention is not None:
+            self._enqueue(runner, lambda: self._delete(runner.chat_id, mention))
+
+    async def _remind(self, runner: TableRunner, seat: int, decision: int, after: float, left: float) -> None:
+        """Once, ``left`` seconds before the timer runs out: a reminder by DM, a mention in the group."""
+        await asyncio.sleep(after)
+        show = self._shows.get(runner.table_id)
+        seat_show = show.seats.get(seat) if show else None
+        user_id = runner.seats[seat].user_id
+        if show is None or seat_show is None or seat_show.decision != decision or user_id is None:
+            return
+        texts = self.seat_texts(runner, seat)
+        await self._replace_ping(user_id, seat_show, texts.t("{n} seconds left.", n=round(left)))
+        if seat_show.decision != decision:  # decided meanwhile
+            await self._clear_ping(runner, user_id, seat_show)
+            return
+        group = show.group_texts
+        who = f'<a href="tg://user?id={user_id}">{html.escape(runner.seats[seat].name)}</a>'
+        line = group.t("{name}, it is your turn: {n} seconds left.", name=who, n=round(left))
+
+        async def mention() -> None:
+            if seat_show.decision != decision:
+                return
+            await self._group_budget(show)
+            async with self._turn(runner.chat_id):
+                sent = await self._send_group_text(runner, line, html_text=True)
+            if sent is not None:
+                if seat_show.decision == decision and seat_show.mention is None:
+                    seat_show.mention = sent.message_id
+                else:
+                    await self._delete(runner.chat_id, sent.message_id)
+
+        self._enqueue(runner, mention)
+
+    def _enqueue_seat_notice(self, runner: TableRunner, seat: int, action: Any) -> None:
+        """The timer ran out and the computer decided for the person: say so, and what it did."""
+        user_id = runner.seats[seat].user_id
+        show = self._shows.get(runner.table_id)
+        if user_id is None or show is None or seat not in show.seats:
+            return
+        seat_show = show.seats[seat]
+        texts = self.seat_texts(runner, seat)
+        text = texts.t("Time ran out; the computer played for you: {action}.",
+                       action=views.played_label(action, texts))
+
+        async def notice() -> None:
+            old, seat_show.notice = seat_show.notice, None
+            try:
+                async with self._turn(user_id):
+                    seat_show.notice = (await self.bot.send_message(user_id, text)).message_id
+            except TelegramError as error:
+                log.info("could not tell %s what the computer did: %s", user_id, error)
+            if old is not None:
+                await self._delete(user_id, old)
+
+        asyncio.get_running_loop().create_task(notice())
+
+    # --- ending ------------------------------------------------------------------------------
+
+    async def _drop(self, table_id: int) -> None:
+        show = self._shows.pop(table_id, None)
+        if show is None:
+            return
+        tasks = [t for t in (show.group_task, show.outbox) if t is not None]
+        for seat_show in show.seats.values():
+            tasks += [t for t in (seat_show.task, seat_show.reminder) if t is not None]
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
 
     async def forget(self, table_id: int) -> None:
         """Drop a finished table's pending updates."""
-        for key in [k for k in self._seat_due if k[0] == table_id]:
-            task = self._seat_due.pop(key)
-            task.cancel()
-        task = self._group_due.pop(table_id, None)
-        if task is not None:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
-        outbox = self._outbox.pop(table_id, None)
-        if outbox is not None:  # only the final table edit can still be waiting: a new hand replaces it
-            outbox.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await outbox
+        await self._drop(table_id)
 
     async def close(self) -> None:
-        tasks = [*self._group_due.values(), *self._seat_due.values(), *self._outbox.values()]
-        for task in tasks:
-            task.cancel()
-        for task in tasks:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
-        self._group_due.clear()
-        self._seat_due.clear()
-        self._outbox.clear()
+        for table_id in list(self._shows):
+            await self._drop(table_id)
 
 
 class UploadCache:

@@ -21,7 +21,7 @@ from engine.game import Game, Phase
 from engine.scoring import Score
 from engine.settlement import Transfer, TransferReason
 from engine.tiles import Suit, Tile, rank_of, suit_of, tile_name
-from rendering import Payment, ResultCard, ScoredHand, ScoreLine, SeatHand, SeatView, TableLabels, TableView
+from rendering import Payment, ResultCard, ScoredHand, ScoreLine, SeatView, TableLabels, TableView
 from rendering.hand import display_order
 
 BUTTONS_PER_ROW = 5
@@ -180,8 +180,11 @@ def group_caption(runner: TableRunner, texts: Translator) -> str:
     lines = [head, *recent_lines(runner.last_events, names, texts)]
     if game.phase is Phase.SWAP:
         lines.append(texts.t("Everyone is choosing three tiles to swap."))
+        lines += choosing_lines(runner, texts)
     elif game.phase is Phase.VOID:
+        lines += swap_lines(runner, None, texts, lines)
         lines.append(texts.t("Everyone is choosing a void suit."))
+        lines += choosing_lines(runner, texts)
     elif game.phase is Phase.PLAY and game.current is not None:
         lines.append(texts.t("{name} to play", name=names[game.current]))
     elif game.phase in (Phase.CLAIM, Phase.ROB):
@@ -196,6 +199,8 @@ def seat_caption(runner: TableRunner, seat: int, texts: Translator) -> str:
     state = runner.state[seat]
     lines = [texts.t("Hand {n}", n=runner.hand.number) + " · " + texts.t("Wall {n}", n=game.wall_count)]
     lines += recent_lines(runner.last_events, names, texts)
+    if game.phase is Phase.VOID:
+        lines += swap_lines(runner, seat, texts, lines)
     if game.over:
         lines.append(texts.t("The hand is over; the result is in the group."))
     elif state.auto:
@@ -208,6 +213,53 @@ def seat_caption(runner: TableRunner, seat: int, texts: Translator) -> str:
     else:
         lines.append(texts.t("Waiting for the others…"))
     return "\n".join(lines)[:1024]
+
+
+def choosing_lines(runner: TableRunner, texts: Translator) -> list[str]:
+    """Swap three and void, for the group: who has chosen, who is still choosing."""
+    pending = set(runner.game.pending_seats())
+    chosen = [p.name for s, p in enumerate(runner.seats) if s not in pending]
+    waiting = [p.name for s, p in enumerate(runner.seats) if s in pending]
+    lines = [texts.t("Chosen: {names}", names=", ".join(chosen))] if chosen else []
+    if waiting:
+        lines.append(texts.t("Still choosing: {names}", names=", ".join(waiting)))
+    return lines
+
+
+def swap_lines(runner: TableRunner, seat: int | None, texts: Translator, shown: Sequence[str]) -> list[str]:
+    """After the swap, while voids are chosen: the direction stays in view, and a seat's
+    caption names the tiles it received (its picture marks them too, see ``hand_labels``)."""
+    game = runner.game
+    if not game.swapped:
+        return []
+    direction = {
+        "clockwise": texts.t("clockwise"),
+        "counter_clockwise": texts.t("counter-clockwise"),
+        "across": texts.t("across"),
+    }[game.direction.value]
+    passed = texts.t("Tiles passed {direction}", direction=direction)
+    lines = [] if passed in shown else [passed]
+    if seat is not None:
+        received = swap_received(game, seat)
+        if received:
+            lines.append(texts.t("You received {tiles}.", tiles=" ".join(tile_label(t, texts) for t in received)))
+    return lines
+
+
+def swap_received(game: Game, seat: int) -> tuple[Tile, ...]:
+    """The three tiles the seat got in the swap (empty before it)."""
+    return tuple(game.view(seat).swap_received) if game.swapped else ()
+
+
+def played_label(action: Action, texts: Translator) -> str:
+    """What a computer player did for a person whose time ran out, in a few words."""
+    if action.type is ActionType.SWAP:
+        return texts.t("passed on {tiles}", tiles=" ".join(tile_label(t, texts) for t in action.tiles))
+    if action.type is ActionType.VOID and action.suit is not None:
+        return texts.t("Void {suit}", suit=suit_label(action.suit, texts))
+    if action.type is ActionType.DISCARD and action.tile is not None:
+        return texts.t("discarded {tile}", tile=tile_label(action.tile, texts))
+    return action_label(action, texts)
 
 
 def prompt_line(runner: TableRunner, seat: int, texts: Translator) -> str:
@@ -300,12 +352,30 @@ def private_hand(runner: TableRunner, seat: int) -> tuple[list[Tile], Tile | Non
 def hand_labels(runner: TableRunner, seat: int, texts: Translator) -> list[str] | None:
     """Labels under the private hand that match the discard buttons (empty under others)."""
     game = runner.game
+    if game.phase is Phase.VOID:
+        return received_labels(runner, seat, texts)
     if game.phase is not Phase.PLAY or runner.state[seat].prompt_seq is None:
         return None
     hand, drawn, void = private_hand(runner, seat)
     allowed = {a.tile for a in runner.state[seat].legal if a.type is ActionType.DISCARD}
     order = display_order(hand, void) + ([drawn] if drawn is not None else [])
     return [tile_label(t, texts) if t in allowed else "" for t in order]
+
+
+def received_labels(runner: TableRunner, seat: int, texts: Translator) -> list[str] | None:
+    """While voids are chosen, "in" under each tile the seat received in the swap."""
+    received = list(swap_received(runner.game, seat))
+    if not received:
+        return None
+    hand, _, void = private_hand(runner, seat)
+    labels = []
+    for tile in display_order(hand, void):
+        if tile in received:
+            received.remove(tile)
+            labels.append(texts.t("in"))
+        else:
+            labels.append("")
+    return labels
 
 
 # --- result cards ----------------------------------------------------------------------------
@@ -315,7 +385,7 @@ def score_lines(score: Score, texts: Translator) -> tuple[ScoreLine, ...]:
     lang = texts.language
     lines = [ScoreLine(score.pattern.name_in(lang), f"×{score.pattern_value}")]
     if score.roots:
-        lines.append(ScoreLine(texts.tn("{n} root", "{n} roots", score.roots), f"×{2**score.roots}"))
+        lines.append(ScoreLine(texts.t("Roots ×{n}", n=score.roots), f"×{2**score.roots}"))
     for bonus in score.bonuses:
         value = "×2" if bonus.doubles else texts.t("at least {n}", n=score.uncapped_multiplier)
         lines.append(ScoreLine(bonus.name_in(lang), value))
@@ -326,58 +396,10 @@ def score_lines(score: Score, texts: Translator) -> tuple[ScoreLine, ...]:
     return tuple(lines)
 
 
-WIN_REASONS = (TransferReason.WIN_DISCARD, TransferReason.SELF_DRAW, TransferReason.ROBBING_KONG)
-
-
-def win_transfers(wins: Sequence[Win], transfers: Sequence[Transfer]) -> list[list[Transfer]]:
-    """The transfers that paid each of ``wins`` (in order), found in the chronological ``transfers``.
-
-    A win's payment is one unbroken block of win transfers to its winner, each payer once;
-    winners on one discard get one block each. Should the blocks not line up with the wins,
-    each win gets every win transfer to its seat.
-    """
-    blocks: list[list[Transfer]] = []
-    previous_was_win = False
-    for t in transfers:
-        if t.reason not in WIN_REASONS:
-            previous_was_win = False
-            continue
-        block = blocks[-1] if blocks and previous_was_win else None
-        if block is not None and block[-1].payee == t.payee and all(p.payer != t.payer for p in block):
-            block.append(t)
-        else:
-            blocks.append([t])
-        previous_was_win = True
-    if len(blocks) == len(wins) and all(b[0].payee == w.seat for b, w in zip(blocks, wins, strict=True)):
-        return blocks
-    return [[t for t in transfers if t.reason in WIN_REASONS and t.payee == w.seat] for w in wins]
-
-
-def name_list(names: Sequence[str], texts: Translator) -> str:
-    return ("、" if texts.language == "zh" else ", ").join(names)
-
-
-def who_pays(paid: Sequence[Transfer], names: Sequence[str], texts: Translator) -> str:
-    """``Bob pays 8`` / ``Ann, Bob pay 5 each``: each payer by name, summed over ``paid``."""
-    owed: dict[int, int] = {}
-    for t in paid:
-        owed[t.payer] = owed.get(t.payer, 0) + t.amount
-    if not owed:
-        return ""
-    amounts = set(owed.values())
-    if len(owed) > 1 and len(amounts) == 1:
-        return texts.t("{names} pay {chips} each", names=name_list([names[s] for s in owed], texts),
-                       chips=amounts.pop())
-    return name_list([texts.t("{name} pays {chips}", name=names[s], chips=n) for s, n in owed.items()], texts)
-
-
-def scored_win(win: Win, names: Sequence[str], texts: Translator, paid: Sequence[Transfer]) -> ScoredHand:
-    """A win explained; its total names who paid it and how much (never "each payer")."""
+def scored_win(win: Win, names: Sequence[str], texts: Translator, base: int) -> ScoredHand:
     score = win.score
-    total = texts.t("{m}× base", m=score.multiplier)
-    pays = who_pays(paid, names, texts)
-    if pays:
-        total += " · " + pays
+    total = texts.t("{m}× base, {chips} chips from each payer", m=score.multiplier,
+                    chips=score.payment_per_payer * base)
     return ScoredHand(win.hand, win_headline(win, names, texts), score_lines(score, texts), total)
 
 
@@ -401,66 +423,26 @@ def public_win(win: Win, game: Game) -> Win:
 
 def win_card(runner: TableRunner, wins: Sequence[Win], transfers: Sequence[Transfer], texts: Translator) -> ResultCard:
     names = [p.name for p in runner.seats]
-    title = (texts.t("Hand {n}: a win", n=runner.hand.number) if len(wins) == 1
-             else texts.t("Hand {n}: {count} winners on one discard", n=runner.hand.number, count=len(wins)))
-    paid = win_transfers(wins, transfers)
     return ResultCard(
-        title=title,
-        wins=tuple(scored_win(public_win(w, runner.game), names, texts, p) for w, p in zip(wins, paid, strict=True)),
+        title=texts.t("Hand {n}: a win", n=runner.hand.number) if len(wins) == 1
+        else texts.t("Hand {n}: {count} winners on one discard", n=runner.hand.number, count=len(wins)),
+        wins=tuple(scored_win(public_win(w, runner.game), names, texts, runner.rules.base) for w in wins),
         payments=payments(transfers, names, texts),
         payments_heading=texts.t("Payments"),
         totals_heading=texts.t("This hand so far"),
-        caption=win_caption(title, wins, transfers, names, texts),
     )
-
-
-def win_caption(title: str, wins: Sequence[Win], transfers: Sequence[Transfer], names: Sequence[str],
-                texts: Translator) -> str:
-    """Who won on what and who pays them what (呼叫转移 included), for the notification."""
-    lines = [title]
-    for win in wins:
-        line = win_headline(win, names, texts)
-        pays = who_pays([t for t in transfers if t.payee == win.seat], names, texts)
-        lines.append(f"{line}: {pays}" if pays else line)
-    return "\n".join(lines)[:1024]
-
-
-def nets_line(names: Sequence[str], chips: Sequence[int], texts: Translator) -> str:
-    order = sorted(range(len(names)), key=lambda s: -chips[s])
-    return name_list([f"{names[s]} {chips[s]:+d}" if chips[s] else f"{names[s]} 0" for s in order], texts)
 
 
 def final_card(runner: TableRunner, texts: Translator) -> ResultCard:
-    """The settlement: every win, every payment, and every seat's hand face up with its net."""
     game = runner.game
     names = [p.name for p in runner.seats]
     chips = game.chips()
-    title = texts.t("Hand {n} settled", n=runner.hand.number)
-    paid = win_transfers(game.wins, game.transfers)
-    hands = tuple(
-        SeatHand(
-            names[s],
-            tuple(game.hand(s)),
-            tuple(game.melds[s]),
-            tuple(w.tile for w in game.wins if w.seat == s),
-            chips[s],
-        )
-        for s in range(SEATS)
-    )
-    lines = [title, texts.t("Net: {nets}", nets=nets_line(names, chips, texts))]
-    for win, p in zip(game.wins, paid, strict=True):
-        pays = who_pays(p, names, texts)
-        lines.append(win_headline(win, names, texts) + (f": {pays}" if pays else ""))
-    lines.append(end_line(game.end, texts))
     return ResultCard(
-        title=title,
-        wins=tuple(scored_win(w, names, texts, p) for w, p in zip(game.wins, paid, strict=True)),
+        title=texts.t("Hand {n} settled", n=runner.hand.number),
+        wins=tuple(scored_win(w, names, texts, runner.rules.base) for w in game.wins),
         payments=payments(game.transfers, names, texts),
         totals=tuple((names[s], chips[s]) for s in range(SEATS)),
         payments_heading=texts.t("Every payment"),
         totals_heading=texts.t("Net this hand"),
         footer=end_line(game.end, texts),
-        hands=hands,
-        hands_heading=texts.t("Every hand, face up"),
-        caption="\n".join(lines)[:1024],
     )
