@@ -1,6 +1,8 @@
-"""Who is up and who is down: /balance, /top, /today, /history, and the daily summary.
+"""Who is up and who is down: /balance, /top, /today, /history, /stats, and the daily summary.
 
 Every figure comes from the ledger through storage (hosted hands and scorekept records alike).
+Computer players are ranked apart from people: a leaderboard or a chart of the day lists the
+people, and the computers follow on a line of their own.
 The daily summary is a repeating JobQueue job that asks storage which chats are due
 (``chats_due_summary``): the schedule lives in the database, so a summary missed while the bot
 was down is posted once when it comes back. "Now" is this module's ``now()``, which tests
@@ -29,7 +31,7 @@ from bot.table.feature import move_chat
 from rendering import TallyEntry, encode_png, render_tally_chart
 from rendering.chart import MAX_ENTRIES
 from storage import days
-from storage.models import DayTally, HandResult, PlayerTotal
+from storage.models import DayTally, HandResult, PlayerKind, PlayerStats, PlayerTotal
 
 log = logging.getLogger(__name__)
 
@@ -49,8 +51,23 @@ def signed(n: int) -> str:
     return f"{n:+d}"
 
 
-def tally_lines(lines: Sequence[PlayerTotal]) -> list[str]:
-    return [f"• {t.name}: {signed(t.net)}" for t in lines]
+def tally_lines(lines: Sequence[PlayerTotal], computers: frozenset[int] = frozenset(),
+                texts: Translator | None = None) -> list[str]:
+    """A line per person, then the computer players together on one line of their own."""
+    out = [f"• {t.name}: {signed(t.net)}" for t in lines if t.player_id not in computers]
+    if texts is not None:
+        out += computer_line(lines, computers, texts)
+    return out
+
+
+def computer_line(lines: Sequence[PlayerTotal], computers: frozenset[int], texts: Translator) -> list[str]:
+    bots = [f"{t.name} {signed(t.net)}" for t in lines if t.player_id in computers]
+    return [texts.t("Computer players (not ranked): {list}", list=", ".join(bots))] if bots else []
+
+
+async def computer_ids(context: Context, chat_id: int) -> frozenset[int]:
+    players = await services(context).storage.players(chat_id)
+    return frozenset(p.id for p in players if p.kind is PlayerKind.COMPUTER)
 
 
 def caption(head: str, lines: Sequence[str]) -> str:
@@ -72,8 +89,10 @@ def chart_entries(lines: Sequence[PlayerTotal]) -> list[TallyEntry]:
     return [TallyEntry(t.name, t.net) for t in chosen]
 
 
-def tally_picture(tally: DayTally, title: str) -> bytes:
-    return encode_png(render_tally_chart(chart_entries(tally.lines), title=title, subtitle=tally.day.isoformat()))
+def tally_picture(tally: DayTally, title: str, computers: frozenset[int] = frozenset()) -> bytes:
+    """The day's chart of people; computer players are left to the caption's line of their own."""
+    people = [t for t in tally.lines if t.player_id not in computers]
+    return encode_png(render_tally_chart(chart_entries(people), title=title, subtitle=tally.day.isoformat()))
 
 
 async def _local_today(context: Context, chat_id: int) -> tuple[date, ZoneInfo]:
@@ -145,15 +164,23 @@ async def top_command(update: Update, context: Context) -> None:
     texts = await texts_for(update, context)
     storage = services(context).storage
     today, _ = await _local_today(context, chat.id)
-    ever = await storage.leaderboard(chat.id, limit=TOP_LIMIT)
-    month = await storage.leaderboard(chat.id, since=today.replace(day=1), limit=TOP_LIMIT)
+    computers = await computer_ids(context, chat.id)
+    ask = TOP_LIMIT + len(computers)  # computers are listed apart, so the ranking still has TOP_LIMIT people
+    ever = await storage.leaderboard(chat.id, limit=ask)
+    month = await storage.leaderboard(chat.id, since=today.replace(day=1), limit=ask)
     if not ever:
         await message.reply_text(texts.t("No chips have moved in this chat yet."))
         return
-    lines = [texts.t("Leaderboard, all time:")]
-    lines += [f"{i}. {t.name}: {signed(t.net)}" for i, t in enumerate(ever, 1)]
+
+    def ranked(board: Sequence[PlayerTotal]) -> list[str]:
+        people = [t for t in board if t.player_id not in computers][:TOP_LIMIT]
+        return [f"{i}. {t.name}: {signed(t.net)}" for i, t in enumerate(people, 1)]
+
+    lines = [texts.t("Leaderboard, all time:"), *(ranked(ever) or [texts.t("(no play yet)")])]
+    lines += computer_line(ever, computers, texts)
     lines += ["", texts.t("This month ({month}):", month=today.strftime("%Y-%m"))]
-    lines += [f"{i}. {t.name}: {signed(t.net)}" for i, t in enumerate(month, 1)] or [texts.t("(no play yet)")]
+    lines += ranked(month) or [texts.t("(no play yet)")]
+    lines += computer_line(month, computers, texts)
     await message.reply_text("\n".join(lines))
 
 
@@ -168,8 +195,9 @@ async def today_command(update: Update, context: Context) -> None:
         await message.reply_text(texts.t("No chips have moved here today ({day}).", day=today.isoformat()))
         return
     head = texts.t("Today's tally ({day}):", day=today.isoformat())
-    picture = tally_picture(tally, texts.t("Today's tally"))
-    await message.reply_photo(picture, caption=caption(head, tally_lines(tally.lines)))
+    computers = await computer_ids(context, chat.id)
+    picture = tally_picture(tally, texts.t("Today's tally"), computers)
+    await message.reply_photo(picture, caption=caption(head, tally_lines(tally.lines, computers, texts)))
 
 
 # --- history -------------------------------------------------------------------------------------
@@ -205,6 +233,54 @@ async def history_command(update: Update, context: Context) -> None:
         return
     _, zone = await _local_today(context, chat.id)
     lines = [texts.t("Last hands of {name}:", name=meant[0])] + [history_line(i, zone, texts) for i in items]
+    await message.reply_text("\n".join(lines))
+
+
+# --- a person's own figures ------------------------------------------------------------------------
+
+
+def stats_lines(heading: str, stats: PlayerStats, texts: Translator) -> list[str]:
+    """Three short lines: the heading, the hands and how they went, the money of them."""
+    if not stats.hands and not stats.net:
+        return [heading, texts.t("No hands yet.")]
+    return [
+        heading,
+        texts.t("Hands {hands} · wins {wins} (self-drawn {self_draws}) · deal-ins {deal_ins}",
+                hands=stats.hands, wins=stats.wins, self_draws=stats.self_draws, deal_ins=stats.deal_ins),
+        texts.t("Biggest win {biggest} · flower pig {pigs}× (paid {pig_chips}) · net {net}",
+                biggest=stats.biggest_win, pigs=stats.flower_pigs, pig_chips=stats.flower_pig_chips,
+                net=signed(stats.net)),
+    ]
+
+
+async def stats_command(update: Update, context: Context) -> None:
+    """``/stats``: your figures in this chat and over every chat; in a group also for a named,
+    mentioned or replied-to player. In a private chat: over every chat."""
+    message, chat, user = update.effective_message, update.effective_chat, update.effective_user
+    if message is None or chat is None or user is None:
+        return
+    texts = await texts_for(update, context)
+    storage = services(context).storage
+    lines: list[str] = []
+    if _in_group(update):
+        meant = await whose(update, context, context.args or [])
+        if meant is None:
+            await message.reply_text(texts.t("No player called “{name}” has played in this chat.",
+                                             name=" ".join(context.args or [])))
+            return
+        name, player_id = meant
+        here = await storage.player_stats([player_id] if player_id is not None else [])
+        lines += stats_lines(texts.t("{name} in this chat:", name=name), here, texts)
+        player = await storage.get_player(player_id) if player_id is not None else None
+        asked_for_self = not context.args and message.reply_to_message is None
+        user_id = player.user_id if player is not None else user.id if asked_for_self else None
+    else:
+        name, user_id = user.first_name, user.id
+    if user_id is not None:
+        everywhere = await storage.player_stats([p.id for p in await storage.user_players(user_id)])
+        if lines:
+            lines.append("")
+        lines += stats_lines(texts.t("{name} in every chat:", name=name), everywhere, texts)
     await message.reply_text("\n".join(lines))
 
 
@@ -330,6 +406,7 @@ def _handlers() -> list[Any]:
         CommandHandler("top", top_command),
         CommandHandler("today", today_command),
         CommandHandler("history", history_command),
+        CommandHandler("stats", stats_command),
         CommandHandler("summary", summary_command),
         CommandHandler("timezone", timezone_command),
     ]
@@ -343,6 +420,7 @@ FEATURE = Feature(
         Command("top", N_("Leaderboard: all time and this month"), private=False),
         Command("today", N_("Today's tally as a chart"), private=False),
         Command("history", N_("Your last hands and their results"), private=False),
+        Command("stats", N_("Your figures: hands, wins, deal-ins, biggest win, flower pigs")),
         Command("summary", N_("When the daily tally is posted; /summary 22:30 changes it"), private=False),
         Command("timezone", N_("This chat's time zone; /timezone Europe/Berlin changes it"), private=False),
     ),

@@ -26,6 +26,7 @@ from storage.models import (
     OwedPost,
     Player,
     PlayerKind,
+    PlayerStats,
     PlayerTotal,
     ScoreRecord,
     ScoreSession,
@@ -222,6 +223,15 @@ class Storage(Protocol):
         ...
 
     async def recent_hands(self, chat_id: int, player_id: int, limit: int = 10) -> list[HandResult]: ...
+
+    async def user_players(self, user_id: int) -> list[Player]:
+        """The ledger parties of one Telegram user, one per chat they played in."""
+        ...
+
+    async def player_stats(self, player_ids: Sequence[int]) -> PlayerStats:
+        """Hands, wins, deal-ins, biggest win, 花猪 and net of these players taken together
+        (one chat's player, or every chat's player of one user)."""
+        ...
 
     async def ledger(self, chat_id: int) -> list[LedgerEntry]:
         """The chat's whole ledger in booking order (for export)."""

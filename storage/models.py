@@ -249,3 +249,23 @@ class OwedPost:
     key: str
     chat_id: int
     created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerStats:
+    """A person's own figures from the ledger, over one chat or all of them (/stats).
+
+    A win is one winning action (or one scorekept record) that paid them; a deal-in is one
+    in which they paid as the discarder (点炮, 抢杠胡). Voided hands and undone records are
+    left out, as if they never happened.
+    """
+
+    hands: int  # finished hosted hands they sat in, and scorekept hands of sessions they sat in
+    wins: int
+    self_draws: int
+    deal_ins: int
+    biggest_win: int  # the most chips one win brought them
+    flower_pigs: int  # hands in which they paid 查花猪
+    flower_pig_chips: int
+    net: int
+

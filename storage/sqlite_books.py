@@ -6,6 +6,7 @@ import bisect
 import json
 import math
 from collections import defaultdict
+from collections.abc import Sequence
 from datetime import date, datetime
 
 import aiosqlite
@@ -17,6 +18,9 @@ from storage.models import (
     DueSummary,
     HandResult,
     LedgerEntry,
+    Player,
+    PlayerKind,
+    PlayerStats,
     PlayerTotal,
 )
 from storage.sqlite_base import SqliteBase, chat_from_row
@@ -31,6 +35,15 @@ SELECT at / :step AS bucket, party, SUM(delta), COUNT(*) FROM (
     SELECT at, payer, -amount FROM ledger WHERE chat_id = :chat AND at >= :lo AND at < :hi
 ) AS sides GROUP BY bucket, party
 """
+
+_WIN_REASONS = "'win_discard', 'self_draw', 'robbing_kong'"
+# A ledger row that still stands: not of a voided hand, nor of a record since undone, nor of
+# the undoing record itself.
+_STANDS = (
+    "NOT EXISTS (SELECT 1 FROM hands vh WHERE vh.id = {alias}.hand_id AND vh.status = 'voided') "
+    "AND NOT EXISTS (SELECT 1 FROM score_records u WHERE u.undoes = {alias}.record_id) "
+    "AND NOT EXISTS (SELECT 1 FROM score_records ur WHERE ur.id = {alias}.record_id AND ur.undoes IS NOT NULL)"
+)
 
 # Everything append_action must know before writing, in one round trip to the SQLite thread.
 
@@ -178,6 +191,70 @@ class LedgerQueries(SqliteBase):
             LedgerEntry(row[0], row[1], days.from_ms(row[2]), *row[3:])  # type: ignore[arg-type]
             for row in rows
         ]
+
+    # -- a person's own figures -------------------------------------------------------------
+    async def user_players(self, user_id: int) -> list[Player]:
+        async with self._tx() as db:
+            rows = await self._all(
+                db, "SELECT id, chat_id, name, kind, user_id FROM players WHERE user_id = ? ORDER BY id", (user_id,)
+            )
+        return [Player(row[0], row[1], row[2], PlayerKind(row[3]), row[4]) for row in rows]
+
+    async def player_stats(self, player_ids: Sequence[int]) -> PlayerStats:
+        if not player_ids:
+            return PlayerStats(0, 0, 0, 0, 0, 0, 0, 0)
+        ids = ", ".join("?" for _ in player_ids)
+        params = tuple(player_ids)
+        async with self._tx() as db:
+            (hosted,) = await self._one(
+                db,
+                f"SELECT COUNT(*) FROM hand_seats s JOIN hands h ON h.id = s.hand_id "
+                f"WHERE s.player_id IN ({ids}) AND h.status = 'finished'",
+                params,
+            )
+            # A scorekept hand is every standing record of a session with the same "hand" number.
+            records = await self._all(
+                db,
+                f"SELECT DISTINCT r.id, r.session_id, r.record FROM score_records r "
+                f"JOIN session_seats st ON st.session_id = r.session_id WHERE st.player_id IN ({ids}) "
+                "AND r.undoes IS NULL AND NOT EXISTS (SELECT 1 FROM score_records u WHERE u.undoes = r.id)",
+                params,
+            )
+            recorded = len({(session, json.loads(record).get("hand", f"#{rid}")) for rid, session, record in records})
+            wins, self_draws, biggest = await self._one(
+                db,
+                "SELECT COUNT(*), COALESCE(SUM(self_drawn), 0), COALESCE(MAX(total), 0) FROM ("
+                " SELECT SUM(l.amount) AS total, MAX(CASE WHEN l.reason = 'self_draw' THEN 1 ELSE 0 END) AS self_drawn"
+                f" FROM ledger l WHERE l.payee IN ({ids}) AND l.reason IN ({_WIN_REASONS})"
+                f" AND {_STANDS.format(alias='l')}"
+                " GROUP BY l.hand_id, l.hand_seq, l.record_id, l.payee) AS w",
+                params,
+            )
+            (deal_ins,) = await self._one(
+                db,
+                "SELECT COUNT(*) FROM ("
+                f" SELECT 1 AS one FROM ledger l WHERE l.payer IN ({ids})"
+                " AND l.reason IN ('win_discard', 'robbing_kong')"
+                f" AND {_STANDS.format(alias='l')}"
+                " GROUP BY l.hand_id, l.hand_seq, l.record_id) AS d",
+                params,
+            )
+            pigs, pig_chips = await self._one(
+                db,
+                "SELECT COUNT(*), COALESCE(SUM(paid), 0) FROM ("
+                f" SELECT SUM(l.amount) AS paid FROM ledger l WHERE l.payer IN ({ids}) AND l.reason = 'flower_pig'"
+                f" AND {_STANDS.format(alias='l')}"
+                " GROUP BY l.hand_id, l.record_id) AS f",
+                params,
+            )
+            (net,) = await self._one(
+                db,
+                f"SELECT COALESCE(SUM(CASE WHEN l.payee IN ({ids}) THEN l.amount ELSE 0 END)"
+                f" - SUM(CASE WHEN l.payer IN ({ids}) THEN l.amount ELSE 0 END), 0)"
+                f" FROM ledger l WHERE l.payee IN ({ids}) OR l.payer IN ({ids})",
+                params * 4,
+            )
+        return PlayerStats(hosted + recorded, wins, self_draws, deal_ins, biggest, pigs, pig_chips, net)
 
     # -- daily summaries --------------------------------------------------------------------
     async def chats_due_summary(self, now: datetime) -> list[DueSummary]:

@@ -16,6 +16,7 @@ from table_players import HumanPlayer, play_until_over, start_game
 from bot import tallies
 from bot.ratelimit import TelegramRateLimiter
 from bot.services import services
+from storage.models import PlayerKind
 
 SHANGHAI, BERLIN = ZoneInfo("Asia/Shanghai"), ZoneInfo("Europe/Berlin")
 LINE = re.compile(r"^(?:• |\d+\. )(.+): ([+-]\d+)$")
@@ -50,6 +51,15 @@ def figures(text: str) -> dict[str, int]:
         if match:
             out[match[1]] = int(match[2])
     return out
+
+
+def computer_figures(text: str) -> dict[str, int]:
+    """The computer players' own line: ``Computer players (not ranked): 电脑1 +3, 电脑2 -1``."""
+    for line in text.splitlines():
+        if line.startswith("Computer players (not ranked): "):
+            pairs = (part.rsplit(" ", 1) for part in line.partition(": ")[2].split(", "))
+            return {name: int(chips) for name, chips in pairs}
+    return {}
 
 
 def nonzero(net: dict[str, int]) -> dict[str, int]:
@@ -169,14 +179,28 @@ async def test_tally_balances_and_leaderboard_equal_sums_of_the_ledger(
     about_bob = await telegram.wait_for_bot_message(group, lambda m: True, after=asked.message_id)
     assert about_bob.text == f"Bob: {expected['Bob']:+d} chips in this chat."
 
+    # Computer players are ranked apart from people, on a line of their own.
+    kinds = {p.name: p.kind for p in await storage.players(group.id)}
+    people = {name: chips for name, chips in expected.items() if kinds[name] is not PlayerKind.COMPUTER}
+    computers = {name: chips for name, chips in expected.items() if kinds[name] is PlayerKind.COMPUTER}
+    assert len(computers) == 3
     top = (await say(telegram, alice, group, "/top")).text
     all_time, _, this_month = top.partition("This month")
-    assert nonzero(figures(all_time)) == nonzero(expected) == nonzero(figures(this_month))
+    assert nonzero(figures(all_time)) == nonzero(people) == nonzero(figures(this_month))
+    assert computer_figures(all_time) == computers == computer_figures(this_month)
     ranked = [LINE.match(line)[1] for line in all_time.splitlines() if LINE.match(line)]
-    assert [expected[name] for name in ranked] == sorted(expected.values(), reverse=True)
+    assert [expected[name] for name in ranked] == sorted(people.values(), reverse=True)
 
     today = await say(telegram, alice, group, "/today")
-    assert today.photo is not None and nonzero(figures(today.caption)) == nonzero(expected)
+    assert today.photo is not None and nonzero(figures(today.caption)) == nonzero(people)
+    assert computer_figures(today.caption) == computers
+
+    # /stats: Alice's own figures here and over every chat, from the same ledger.
+    stats = (await say(telegram, alice, group, "/stats")).text
+    here, _, everywhere = stats.partition("Alice in every chat:")
+    assert here.startswith("Alice in this chat:") and everywhere
+    assert f"net {expected['Alice']:+d}" in here and f"net {expected['Alice']:+d}" in everywhere
+    assert "Hands 2 " in here  # the hosted hand and the scorekept one (a kong and a self-draw)
 
     history = (await say(telegram, alice, group, "/history")).text
     assert "hosted hand #" in history and "Self-draw: Dave" in history
