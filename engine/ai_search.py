@@ -60,7 +60,11 @@ CHIPS_PER_DANGER = 1.8
 
 def hidden_deal(view: SeatView, rng: random.Random) -> list[Tile]:
     """One sample of the wall as this seat could imagine it: unseen tiles, minus a plausible deal
-    of every other live seat's concealed hand, shuffled. Reads only the ``SeatView``."""
+    of every other live seat's concealed hand, in random order. Reads only the ``SeatView``.
+
+    One shuffle is enough: dealing each hand from the front of a random order (skipping a clean
+    seat's void suit) leaves the rest in random order too.
+    """
     pool = [t for t, n in enumerate(view.unseen()) for _ in range(n)]
     rng.shuffle(pool)
     for s in range(len(view.in_play)):
@@ -68,29 +72,36 @@ def hidden_deal(view: SeatView, rng: random.Random) -> list[Tile]:
             continue
         need = 13 - 3 * len(view.melds[s])
         void = view.voids[s]
-        river = view.rivers[s]
-        clean = void is not None and any(t // 9 != int(void) for t in river)
-        if clean:
-            keep = [t for t in pool if t // 9 == int(void)]  # type: ignore[arg-type]
-            rest = [t for t in pool if t // 9 != int(void)]  # type: ignore[arg-type]
-            pool = keep + rest[need:]
+        if void is not None and any(t // 9 != int(void) for t in view.rivers[s]):
+            suit = int(void)
+            rest: list[Tile] = []
+            for t in pool:
+                if need and t // 9 != suit:
+                    need -= 1  # dealt to that seat
+                else:
+                    rest.append(t)
+            pool = rest
         else:
             pool = pool[need:]
-        rng.shuffle(pool)
     return pool
 
 
 def _win_value(counts: list[int], melds: Sequence[Meld], rules: RuleSet, payers: int, self_drawn: bool) -> float:
     """A win's chips, estimated from the shape: roots, flush, all pungs, seven pairs; a self-draw
     is paid by every other seat still in (with 加底 / 加番), a discard by the discarder alone."""
-    roots = sum(1 for c in counts if c == COPIES) + sum(1 for m in melds if m.is_kong or counts[m.tile])
-    suits = {t // 9 for t, c in enumerate(counts) if c} | {m.tile // 9 for m in melds}
+    fours = counts.count(COPIES)
+    roots = fours + sum(1 for m in melds if m.is_kong or counts[m.tile])
+    suits = {m.tile // 9 for m in melds}
+    for s in range(3):
+        if any(counts[9 * s : 9 * s + 9]):
+            suits.add(s)
     mult = 2**roots
     if len(suits) == 1:
         mult *= 4
-    if not melds and all(c in (0, 2, 4) for c in counts):
+    odd = counts.count(1) + counts.count(3)
+    if not melds and not odd:
         mult *= 4 if roots == 0 else 2  # 七对; 龙七对 counts its root once
-    elif all(c in (0, 2, 3) for c in counts) and sum(1 for c in counts if c == 2) == 1:
+    elif counts.count(1) == 0 and fours == 0 and counts.count(2) == 1:
         mult *= 2  # 对对胡
     if not self_drawn:
         return float(mult if rules.cap is None else min(mult, rules.cap))
