@@ -46,14 +46,14 @@ SETUP_TIMEOUT = 180.0
 # --- the server process --------------------------------------------------------------------------
 
 
-async def serve(tables: int, db: Path) -> None:
+async def serve(tables: int, db: Path, synchronous: str) -> None:
     """Open ``tables`` tables of four people, print their seat tokens as one JSON line, serve."""
     from bot.table.runner import Limits
     from storage import open_storage
     from web.auth import seat_token
     from web.local import LocalTables
 
-    storage = await open_storage(db)
+    storage = await open_storage(db, synchronous=synchronous)
     local = LocalTables(storage, Limits(discard_seconds=120, claim_seconds=120, computer_delay=0.0))
     url = await local.server.start("127.0.0.1", 0)
     seats = []
@@ -178,7 +178,7 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
-async def measure_web(tables: int, seconds: float, think: float) -> int:
+async def measure_web(tables: int, seconds: float, think: float, synchronous: str) -> int:
     import aiohttp
 
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
@@ -186,6 +186,7 @@ async def measure_web(tables: int, seconds: float, think: float) -> int:
     with tempfile.TemporaryDirectory(prefix="xuezhan-live-") as tmp:
         server = await asyncio.create_subprocess_exec(
             sys.executable, __file__, "--serve", str(tables), "--db", str(Path(tmp) / "live.db"),
+            "--synchronous", synchronous,
             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
         )
         assert server.stdout is not None and server.stdin is not None
@@ -202,11 +203,13 @@ async def measure_web(tables: int, seconds: float, think: float) -> int:
             print(f"web: {tables} tables, {len(clients)} sockets open after {time.monotonic() - began:.1f} s; "
                   f"warming up {WARM_UP:.0f} s, measuring {seconds:.0f} s", flush=True)
             await asyncio.sleep(WARM_UP)
-            cpu_before, start = process_cpu(server.pid), time.monotonic()
+            cpu_before, start, load_before = process_cpu(server.pid), time.monotonic(), os.getloadavg()[0]
+            client_before = time.process_time()
             rec.measuring = True
             await asyncio.sleep(seconds)
             rec.measuring = False
             cpu = process_cpu(server.pid) - cpu_before
+            client_cpu = time.process_time() - client_before
             elapsed = time.monotonic() - start
             await asyncio.sleep(min(2.0, think + 1))  # the last measured actions reach every view
             stop.set()
@@ -220,14 +223,16 @@ async def measure_web(tables: int, seconds: float, think: float) -> int:
             rec.errors[type(result).__name__] += 1
     lat = rec.latencies()
     p50, p99 = percentile(lat, 0.5) * 1000, percentile(lat, 0.99) * 1000
-    print(f"\nweb table, {tables} tables x 4 browsers, think {think:g} s, {elapsed:.0f} s measured")
+    print(f"\nweb table, {tables} tables x 4 browsers, think {think:g} s, {elapsed:.0f} s measured, "
+          f"SQLite synchronous={synchronous}, machine load {load_before:.1f} -> {os.getloadavg()[0]:.1f}")
     print(f"  action -> all four views: p50 {p50:6.1f} ms   p99 {p99:6.1f} ms   max "
           f"{max(lat, default=float('nan')) * 1000:6.1f} ms   ({len(lat)} turn actions timed, "
           f"{rec.incomplete()} not seen by all four)")
     print(f"  decisions sent {rec.actions} ({rec.actions / elapsed:.0f}/s), frames received "
           f"{rec.frames} ({rec.frames / elapsed:.0f}/s), hands finished {rec.hands}")
     print(f"  server CPU {cpu:.1f} s = {1000 * cpu / max(1, rec.actions):.2f} ms per decision "
-          f"({100 * cpu / elapsed:.0f}% of one core)")
+          f"({100 * cpu / elapsed:.0f}% of one core); the simulated browsers "
+          f"{100 * client_cpu / elapsed:.0f}% of one core")
     print(f"  refusals {dict(rec.refusals) or 'none'}, errors {dict(rec.errors) or 'none'}")
     print(f"  target p99 < 100 ms at 200 tables: {'met' if p99 < 100 else 'NOT met'}"
           + ("" if tables == 200 else f" (this run: {tables} tables)"), flush=True)
@@ -248,15 +253,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=30, help="measured seconds (default 30)")
     parser.add_argument("--think", type=float, default=1.0, help="seconds a person takes per decision (default 1)")
     parser.add_argument("--no-dm", action="store_true", help="skip the DM path's run")
+    parser.add_argument("--synchronous", choices=("FULL", "NORMAL"), default="FULL",
+                        help="SQLite durability of the ledger (default FULL, as the bot runs)")
     parser.add_argument("--serve", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--db", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.serve:
-        asyncio.run(serve(args.serve, args.db))
+        asyncio.run(serve(args.serve, args.db, args.synchronous))
         return 0
     if args.tables < 1 or args.seconds <= 0 or args.think < 0:
         parser.error("--tables must be at least 1, --seconds positive, --think not negative")
-    code = asyncio.run(measure_web(args.tables, args.seconds, args.think))
+    code = asyncio.run(measure_web(args.tables, args.seconds, args.think, args.synchronous))
     if not args.no_dm:
         code = measure_dm(args.tables, args.seconds, args.think) or code
     return code
