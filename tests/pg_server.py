@@ -26,6 +26,8 @@ import asyncpg
 from storage.postgres import migrate
 
 SUPERUSER = "xuezhan"
+_PREFIX = "xuezhan-pg-"
+_OWNER = "owner.pid"  # the process that started the server; once it is gone, so should the server be
 _TEMPLATE = "migrated_template"  # every migration applied; new test databases are copies of it
 _RUN_AS = "nobody"
 
@@ -47,6 +49,25 @@ def find_binaries() -> Path | str:
     return "PostgreSQL is not installed (no initdb on PATH or in /usr/lib/postgresql/*/bin; apt-get install postgresql)"
 
 
+def reap_orphans(binaries: Path) -> None:
+    """Stop and remove the servers of test runs that died without stopping theirs (kill -9)."""
+    for folder in Path(tempfile.gettempdir()).glob(f"{_PREFIX}*"):
+        try:
+            os.kill(int((folder / _OWNER).read_text()), 0)
+            continue  # its owner is still running (another test session)
+        except ProcessLookupError:
+            pass
+        except (OSError, ValueError):
+            continue  # not ours to judge (no owner file yet: a server being started right now)
+        data = folder / "data"
+        if (data / "postmaster.pid").exists():
+            owner = data.stat().st_uid
+            run_as = [] if owner == os.geteuid() else ["runuser", "-u", pwd.getpwuid(owner).pw_name, "--"]
+            subprocess.run([*run_as, str(binaries / "pg_ctl"), "stop", "-m", "immediate", "-w", "-D", str(data)],
+                           capture_output=True, timeout=60, check=False)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 class PgServer:
     """One running server; ``url(name)`` for a database, ``create_database()`` for a fresh one."""
 
@@ -60,7 +81,9 @@ class PgServer:
     @classmethod
     def start(cls, binaries: Path, *, durable: bool = False) -> PgServer:
         """A new server; ``durable`` keeps PostgreSQL's fsync on (benchmarks), tests go without."""
-        folder = Path(tempfile.mkdtemp(prefix="xuezhan-pg-"))
+        reap_orphans(binaries)
+        folder = Path(tempfile.mkdtemp(prefix=_PREFIX))
+        (folder / _OWNER).write_text(str(os.getpid()))
         run_as: list[str] = []
         if os.geteuid() == 0:
             runuser = shutil.which("runuser")
