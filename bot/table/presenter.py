@@ -294,7 +294,7 @@ class TelegramPresenter:
 
     async def _send_card(self, runner: TableRunner, card: ResultCard) -> None:
         async with self._turn(runner.chat_id):
-            await self._send_group_photo(runner, await _png(render_result_card, card), None)
+            await self._send_group_photo(runner, await _png(render_result_card, card), card.caption or None)
 
     async def _finish(self, runner: TableRunner, final: ResultCard) -> None:
         """The hand is over: the settlement card with Next hand / End, then the final table."""
@@ -313,7 +313,7 @@ class TelegramPresenter:
         ]])
         async with self._turn(runner.chat_id):
             image = await _png(render_result_card, final)
-            caption = views.end_line(runner.game.end, texts)
+            caption = final.caption or views.end_line(runner.game.end, texts)
             posted = await self._send_group_photo(runner, image, caption, markup)
         if posted is not None:  # the runner logged the hand's end with this post owed (storage's outbox)
             try:

@@ -57,7 +57,10 @@ async def test_two_people_and_two_computers_play_a_hand_to_the_settlement(
     for user in (alice, bob):
         await telegram.wait_for(lambda u=user: hand_message(telegram, u), what=f"{user.first_name}'s hand")
     card = await play_until_over(telegram, group, [HumanPlayer(telegram, alice), HumanPlayer(telegram, bob)])
-    assert card.photo is not None and card.caption.startswith("Hand over")
+    # The settlement's caption carries the facts: every net, each win and who paid it, the end.
+    assert card.photo is not None and card.caption.startswith("Hand 1 settled")
+    nets = next(line for line in card.caption.splitlines() if line.startswith("Net: "))
+    assert all(name in nets for name in ("Alice", "Bob")) and "Hand over" in card.caption
 
     storage = services(app).storage
     hands = await storage.table_hands((await storage.open_tables(group.id))[0].id)
