@@ -10,7 +10,15 @@ import asyncio
 import asyncpg
 import pytest
 
-from storage import AppendOutcome, SeatTransfer, StorageError, open_storage, schema_postgres
+from storage import (
+    AppendOutcome,
+    HandClosed,
+    SeatTransfer,
+    SequenceConflict,
+    StorageError,
+    open_storage,
+    schema_postgres,
+)
 from storage import schema as sqlite_schema
 from storage.factory import describe, redacted
 
@@ -134,6 +142,50 @@ async def test_a_restarted_server_is_reconnected_to_and_nothing_is_lost(postgres
         assert (await store.append_action(hand.id, 1, {"a": 1})).duplicate
         assert [a.seq for a in await store.hand_actions(hand.id)] == [0, 1]
         assert await store.verify() == []
+    finally:
+        await store.close()
+        await postgres_server.drop_database(url)
+
+
+async def test_writers_under_load_survive_a_server_restart_with_every_action_once(postgres_server):
+    """Twelve tables write while PostgreSQL restarts; each writer retries what failed, as the
+    bot's table runner does. Afterwards every log is whole and every chip booked once."""
+    url = await postgres_server.create_database()
+    store = await open_storage(url)
+    failures = 0
+
+    async def write(hand_id: int, seq: int) -> None:
+        nonlocal failures
+        while True:
+            try:
+                await store.append_action(hand_id, seq, {"seq": seq}, [SeatTransfer(seq % 4, (seq + 1) % 4, 1, "t")])
+                return  # written, or found already written by an attempt whose reply was lost
+            except (SequenceConflict, HandClosed):
+                raise
+            except Exception:  # the server is away: try again shortly
+                failures += 1
+                await asyncio.sleep(0.05)
+
+    async def play(hand_id: int) -> None:
+        for seq in range(40):
+            await write(hand_id, seq)
+            await asyncio.sleep(0.01)
+
+    try:
+        hands = []
+        for t in range(12):
+            players = [await store.named_player(CHAT, f"{t}-{seat}") for seat in range(4)]
+            table = await store.create_table(CHAT, None)
+            for seat, player in enumerate(players):
+                await store.set_seat(table.id, seat, player.id)
+            hands.append((await store.start_hand(table.id, {}, seed=t, dealer=0)).id)
+        players = asyncio.gather(*(play(h) for h in hands))
+        await asyncio.sleep(0.2)
+        await asyncio.to_thread(postgres_server.restart)
+        await players
+        assert failures > 0  # the restart did hit writes in flight
+        assert [[a.seq for a in await store.hand_actions(h)] for h in hands] == [list(range(40))] * 12
+        assert len(await store.ledger(CHAT)) == 12 * 40 and await store.verify() == []
     finally:
         await store.close()
         await postgres_server.drop_database(url)
