@@ -22,10 +22,11 @@ from telegram import (
     BotCommandScopeAllPrivateChats,
     Update,
 )
+from telegram.error import TelegramError
 from telegram.ext import Application, ApplicationBuilder, BaseRateLimiter, CallbackQueryHandler, Defaults
 
 from bot.feature import AnyApplication, Context, Feature
-from bot.i18n import DEFAULT_LANGUAGE, LANGUAGES, translator
+from bot.i18n import DEFAULT_LANGUAGE, LANGUAGES, N_, translator
 from bot.ratelimit import TelegramRateLimiter
 from bot.services import HTTP_POOL_SIZE, HTTP_POOL_TIMEOUT, SERVICES_KEY, Services, services, texts_for
 from bot.settings import Settings
@@ -114,12 +115,32 @@ async def publish_commands(app: AnyApplication) -> None:
                                           language_code=code)
 
 
+DESCRIPTION = N_("I host, referee and score Sichuan mahjong (血战到底) for your group. Add me to a group and "
+                 "send /newgame to open a table: your tiles come here by private message. Playing with real "
+                 "tiles? /keep keeps the score. /score values any hand, and a photo of a hand works too.")
+SHORT_DESCRIPTION = N_("Sichuan mahjong for your group: hosted tables, scorekeeping, hand values.")
+
+
+async def publish_profile(app: AnyApplication) -> None:
+    """The description a new user sees in an empty chat with the bot, and the short one on its
+    profile, in Chinese (the default) and English. A failure here never stops the start."""
+    for language in LANGUAGES:
+        texts = translator(language)
+        code = None if language == DEFAULT_LANGUAGE else language
+        try:
+            await app.bot.set_my_description(texts.t(DESCRIPTION), language_code=code)
+            await app.bot.set_my_short_description(texts.t(SHORT_DESCRIPTION), language_code=code)
+        except TelegramError as error:
+            log.warning("could not set the bot's description (%s): %s", language, error)
+
+
 async def _post_init(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
     found = services(app)
     found.attach_storage(await open_storage(
         found.settings.db, default_language=found.settings.lang, default_timezone=found.settings.tz
     ))
     await publish_commands(app)
+    await publish_profile(app)
     for feature in found.features:
         if feature.on_start is not None:
             await feature.on_start(app)

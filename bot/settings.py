@@ -141,5 +141,8 @@ def _one_sentence(error: ValidationError) -> str:
     if name == "TELEGRAM_BOT_TOKEN" and first["type"] == "missing":
         return ("TELEGRAM_BOT_TOKEN is not set: put the token BotFather gave you in the environment or in "
                 ".env (see .env.example).")
+    if name == "TELEGRAM_BOT_TOKEN" and not str(first.get("input") or "").strip():
+        return ("TELEGRAM_BOT_TOKEN is empty: put the token BotFather gave you after the = sign, in the "
+                "environment or in .env (see .env.example).")
     message = first["msg"].removeprefix("Value error, ")
     return f"{name} is invalid: {message}."

@@ -48,6 +48,16 @@ def _without(kind: type[BaseException]) -> Callable[[logging.LogRecord], bool]:
     return keep
 
 
+def _quiet_until_running(app: Any) -> Callable[[logging.LogRecord], bool]:
+    """Until the bot runs, retries of its first requests stay quiet: if they all fail, ``run``
+    prints one sentence; if one succeeds, there was nothing to say."""
+
+    def keep(record: logging.LogRecord) -> bool:
+        return app.running or record.levelno >= logging.ERROR or "retrying in" not in record.getMessage()
+
+    return keep
+
+
 def run(args: argparse.Namespace) -> int:
     # Imported here so that other sub-commands do not pay for Telegram's imports.
     from telegram import Update
@@ -57,17 +67,23 @@ def run(args: argparse.Namespace) -> int:
     from bot.settings import ConfigError, load_settings
     from storage import StorageError
     from storage.factory import redacted
+    from storage.preflight import database_problem
 
     try:
         settings = load_settings(args.env_file)
     except ConfigError as error:
         return fail(str(error))
+    problem = database_problem(settings.db)
+    if problem is not None:
+        return fail(f"cannot use the database XUEZHAN_DB={redacted(settings.db)}: {problem}.")
     logging.basicConfig(level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    app = build_application(settings)
     for handler in logging.getLogger().handlers:
         handler.addFilter(_without(InvalidToken))
+        if args.log_level != "DEBUG":  # the one sentence below says it; DEBUG shows every attempt
+            handler.addFilter(_without(NetworkError))
+            handler.addFilter(_quiet_until_running(app))
     logging.getLogger("httpx").setLevel(logging.WARNING)  # one line per request otherwise
-
-    app = build_application(settings)
     try:
         if settings.webhook_url:
             app.run_webhook(

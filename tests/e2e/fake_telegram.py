@@ -71,7 +71,8 @@ DEFAULT_TOKEN = "1234567890:AAHfakefakefakefakefakefakefakefake0"
 
 # Parameters PTB sends as raw strings; every other form field is JSON encoded.
 _STRING_FIELDS = frozenset(
-    {"text", "caption", "parse_mode", "callback_query_id", "url", "language_code", "action",
+    {"text", "caption", "parse_mode", "callback_query_id", "url", "language_code", "action", "description",
+     "short_description",
      "inline_message_id", "business_connection_id", "message_effect_id", "secret_token", "name"}
 )
 # Methods that put a new message into a chat (what the ~20/minute group limit counts).
@@ -204,6 +205,7 @@ class FakeTelegram:
         self.calls: list[ApiCall] = []
         self.presses: dict[str, CallbackPress] = {}
         self.commands: dict[tuple[str, str], list[dict[str, str]]] = {}
+        self.descriptions: dict[tuple[str, str], str] = {}  # (description | short_description, language)
         self.files: dict[str, bytes] = {}
         self.webhook_url = ""
         self.webhook_secret: str | None = None
@@ -678,6 +680,20 @@ class FakeTelegram:
             if not 1 <= len(command.get("description", "")) <= 256:
                 raise bad_request("BOT_COMMAND_DESCRIPTION_INVALID")
         self.commands[(_scope_key(params), params.get("language_code", ""))] = commands
+        return True
+
+    async def _api_setMyDescription(self, params: dict[str, Any], uploads: dict[str, bytes]) -> bool:
+        text = params.get("description") or ""
+        if len(text) > 512:
+            raise bad_request("BOT_DESCRIPTION_INVALID")
+        self.descriptions[("description", params.get("language_code", ""))] = text
+        return True
+
+    async def _api_setMyShortDescription(self, params: dict[str, Any], uploads: dict[str, bytes]) -> bool:
+        text = params.get("short_description") or ""
+        if len(text) > 120:
+            raise bad_request("BOT_SHORT_DESCRIPTION_INVALID")
+        self.descriptions[("short_description", params.get("language_code", ""))] = text
         return True
 
     async def _api_getMyCommands(self, params: dict[str, Any], uploads: dict[str, bytes]) -> list[Any]:
