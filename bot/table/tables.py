@@ -49,13 +49,15 @@ class JobQueueScheduler:
 
 
 async def table_languages(storage: Storage, default_language: str, runner: TableRunner) -> tuple[str, list[str]]:
-    """The group's language and each seat's (a person's own choice, else the group's)."""
+    """The group's language and each seat's: a person's own choice (/lang in their DM), else the
+    bot's default, never the group's, so switching a group to English leaves alone the DMs of
+    people who never chose a language (as every other DM of theirs does)."""
     chat = await storage.get_chat(runner.chat_id)
     group = supported(chat.language) or default_language
     seats = []
     for player in runner.seats:
         user = await storage.get_user(player.user_id) if player.user_id is not None else None
-        seats.append(supported(user.language if user else None) or group)
+        seats.append(supported(user.language if user else None) or default_language)
     return group, seats
 
 
