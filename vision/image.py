@@ -15,7 +15,10 @@ from PIL import Image, ImageOps, UnidentifiedImageError
 from vision.errors import VisionError
 
 MAX_BYTES = 20 * 1024 * 1024
-MAX_PIXELS = 40_000_000
+# Telegram delivers photos at most 2560 px on a side (6.5 MP); 16 MP leaves room for an image
+# sent as a file while bounding what one decode may cost (about 50 MB of RGB, not 400 MB).
+MAX_PIXELS = 16_000_000
+DRAFT_SIDE = 2560  # a bigger JPEG is decoded at 1/2, 1/4 or 1/8 scale: what Telegram would send
 
 
 def decode_image(data: bytes) -> np.ndarray:
@@ -30,6 +33,8 @@ def decode_image(data: bytes) -> np.ndarray:
         with warnings.catch_warnings():
             warnings.simplefilter("error", Image.DecompressionBombWarning)
             image = Image.open(io.BytesIO(bytes(data)))
+            if image.format == "JPEG":
+                image.draft("RGB", (DRAFT_SIDE, DRAFT_SIDE))
             width, height = image.size
             if width * height > MAX_PIXELS:
                 raise VisionError("too_many_pixels", f"the photo is {width}x{height}; the limit is {MAX_PIXELS} pixels")

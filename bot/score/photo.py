@@ -10,8 +10,12 @@ the hand exactly as a typed one and the same message becomes the score answer.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import re
+import time
+from collections import deque
+from collections.abc import AsyncIterator
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Message, Update
 from telegram.error import BadRequest, TelegramError
@@ -35,6 +39,11 @@ from vision.image import MAX_BYTES
 log = logging.getLogger(__name__)
 
 FIXES_KEY = "xuezhan.score.fixes"
+GATE_KEY = "xuezhan.score.photo_gate"
+RECOGNITIONS_AT_ONCE = 2
+WAITING_PER_USER = 2
+PHOTOS_PER_MINUTE = 6
+CAPTION_LIMIT = 1024
 FIXES_LIMIT = 200
 ROW = 7
 FIX_PATTERN = re.compile(r"^ph:(\d{1,6}):([a-z])(\d{0,2})$")
@@ -63,17 +72,70 @@ def fixes(context: Context) -> MessageMemory[Fixing]:
 # --- receiving a photo -------------------------------------------------------------------------
 
 
+class PhotoGate:
+    """How many photos are read at once, and how fast one person may send them.
+
+    Decoding and recognising a photo costs tens of megabytes and a core for a while, so the
+    bot reads at most ``RECOGNITIONS_AT_ONCE`` photos at a time; one person's photos wait their
+    turn one after another (at most ``WAITING_PER_USER`` of them), and more than
+    ``PHOTOS_PER_MINUTE`` a minute are turned away with a sentence, not read.
+    """
+
+    def __init__(self) -> None:
+        self.slots = asyncio.Semaphore(RECOGNITIONS_AT_ONCE)
+        self.turns: dict[int, asyncio.Lock] = {}
+        self.waiting: dict[int, int] = {}
+        self.recent: dict[int, deque[float]] = {}
+
+    def refusal(self, user_id: int) -> str | None:
+        """Why this person's new photo is not read now (a message id), or None to read it."""
+        now = time.monotonic()
+        recent = self.recent.setdefault(user_id, deque())
+        while recent and now - recent[0] >= 60:
+            recent.popleft()
+        if len(recent) >= PHOTOS_PER_MINUTE:
+            return N_("That is a lot of photos in one minute; send the next one in a little while.")
+        if self.waiting.get(user_id, 0) >= WAITING_PER_USER:
+            return N_("I am still reading your earlier photos; send this one again when they are answered.")
+        recent.append(now)
+        return None
+
+    @contextlib.asynccontextmanager
+    async def turn(self, user_id: int) -> AsyncIterator[None]:
+        self.waiting[user_id] = self.waiting.get(user_id, 0) + 1
+        try:
+            async with self.turns.setdefault(user_id, asyncio.Lock()), self.slots:
+                yield
+        finally:
+            self.waiting[user_id] -= 1
+            if not self.waiting[user_id]:
+                del self.waiting[user_id]
+                self.turns.pop(user_id, None)
+
+
+def gate(context: Context) -> PhotoGate:
+    return context.bot_data.setdefault(GATE_KEY, PhotoGate())
+
+
 async def on_photo(update: Update, context: Context) -> None:
+    """A photo, or an image sent as a file (a document), of a hand."""
     message, user = update.effective_message, update.effective_user
-    if message is None or user is None or not message.photo:
+    if message is None or user is None:
+        return
+    source = message.photo[-1] if message.photo else message.document
+    if source is None:
         return
     texts = await texts_for(update, context)
-    biggest = message.photo[-1]
-    if biggest.file_size is not None and biggest.file_size > MAX_BYTES:
+    if source.file_size is not None and source.file_size > MAX_BYTES:
         await message.reply_text(texts.t(VISION_ERRORS["too_large"]))
         return
+    refused = gate(context).refusal(user.id)
+    if refused is not None:
+        await message.reply_text(texts.t(refused))
+        return
     try:
-        result = await _recognise(context, biggest.file_id)
+        async with gate(context).turn(user.id):
+            result = await _recognise(context, source.file_id)
     except VisionError as error:
         await message.reply_text(texts.t(VISION_ERRORS.get(error.code, VISION_ERRORS["not_an_image"])))
         return
@@ -87,7 +149,7 @@ async def on_photo(update: Update, context: Context) -> None:
         return
     fixing = Fixing(user.id, [Entry(t.tile, t.low_confidence) for t in result.tiles])
     photo, caption, keyboard = await asyncio.to_thread(_fix_view, fixing, texts, None)
-    sent = await message.reply_photo(photo, caption=caption, reply_markup=keyboard)
+    sent = await message.reply_photo(photo, caption=caption[:CAPTION_LIMIT], reply_markup=keyboard)
     fixes(context).put((sent.chat_id, sent.message_id), fixing)
 
 
@@ -278,7 +340,7 @@ _IN_GROUPS = filters.ChatType.GROUPS & (filters.CaptionRegex(COMMAND) | REPLIES_
 FEATURE = Feature(
     name="photo score",
     handlers=lambda: [
-        MessageHandler(filters.PHOTO & (filters.ChatType.PRIVATE | _IN_GROUPS), on_photo),
+        MessageHandler((filters.PHOTO | filters.Document.IMAGE) & (filters.ChatType.PRIVATE | _IN_GROUPS), on_photo),
         CallbackQueryHandler(on_fix_press, pattern=FIX_PATTERN),
     ],
 )

@@ -148,6 +148,11 @@ class FakeUser:
                          caption: str | None = None) -> ChatMessage:
         return self.server.user_message(self, chat, photo=data, caption=caption)
 
+    async def send_document(self, chat: FakeChat | FakeUser | int, data: bytes, file_name: str,
+                            mime_type: str, caption: str | None = None) -> ChatMessage:
+        """Send a file (an image sent "as a file" is a document, not a photo)."""
+        return self.server.user_message(self, chat, document=(data, file_name, mime_type), caption=caption)
+
     async def start(self, payload: str | None = None) -> ChatMessage:
         """Press Start in the DM (optionally through a ``t.me/<bot>?start=<payload>`` link)."""
         return await self.send(self.id, "/start" if payload is None else f"/start {payload}")
@@ -408,7 +413,8 @@ class FakeTelegram:
 
     def user_message(self, user: FakeUser, chat: FakeChat | FakeUser | int, *, text: str | None = None,
                      photo: bytes | None = None, caption: str | None = None,
-                     reply_to: ChatMessage | None = None) -> ChatMessage:
+                     reply_to: ChatMessage | None = None,
+                     document: tuple[bytes, str, str] | None = None) -> ChatMessage:
         chat_id = _chat_id(chat)
         if chat_id > 0:
             if chat_id != user.id:
@@ -423,6 +429,11 @@ class FakeTelegram:
             file_id = self._store_file(photo)
             message.photo_file_id = file_id
             raw["photo"] = self._photo_sizes(file_id)
+        if document is not None:
+            data, file_name, mime_type = document
+            file_id = self._store_file(data)
+            raw["document"] = {"file_id": file_id, "file_unique_id": file_id[-12:], "file_name": file_name,
+                               "mime_type": mime_type, "file_size": len(data)}
         if reply_to is not None:
             message.reply_to_message_id = reply_to.message_id
             raw["reply_to_message"] = self._message_api(reply_to)
