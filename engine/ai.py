@@ -77,8 +77,23 @@ def _without_void(counts: Sequence[int], void: int | None) -> list[int]:
 
 
 def _void_of(view: SeatView) -> int | None:
+    """The seat's void suit. Where no void is declared (不定张) the winning hand must still lack a
+    suit, so while the hand and melds hold all three suits the shortest one is treated as the
+    void (fewest tiles first, so the choice does not flip as tiles go): never a 花猪 by drift."""
     v = view.voids[view.seat]
+    if v is None and view.phase in (Phase.PLAY, Phase.CLAIM, Phase.ROB):
+        return _implied_void(counts_of(view.hand), view.melds[view.seat])
     return None if v is None else int(v)
+
+
+def _implied_void(counts: Sequence[int], melds: Sequence[Meld]) -> int | None:
+    meld_suits = {m.tile // 9 for m in melds}
+    held = [s for s in range(3) if s in meld_suits or any(counts[9 * s : 9 * s + 9])]
+    if len(held) < 3:
+        return None
+    options = [s for s in range(3) if s not in meld_suits]
+    totals = ai_eval.suit_totals(counts)
+    return min(options, key=lambda s: (totals[s], *ai_eval.void_cost(counts, s, len(melds)), s))
 
 
 class GreedyPlayer:
@@ -275,6 +290,8 @@ class AIPlayer:
                 return wins[0]
             return passes[0]
         void = _void_of(view)
+        if void is not None and tile // 9 == void:  # only possible with an implied void (不定张)
+            return passes[0] if passes else legal[0]
         base = _without_void(counts, void)
         keep = ai_eval.assess(base, melds, outlook)
         for a in sorted(legal, key=lambda a: a.type is not ActionType.KONG):

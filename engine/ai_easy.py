@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from engine import ai_eval
 from engine.actions import Action, ActionType
-from engine.ai import AIPlayer, _of_type
+from engine.ai import AIPlayer, _of_type, _void_of
 from engine.ai_eval import Outlook
 from engine.game import SeatView
 from engine.rules import RuleSet
@@ -39,8 +39,8 @@ class EasyPlayer(AIPlayer):
         if wins:
             return wins[0]
         discards = _of_type(legal, ActionType.DISCARD)
-        void = view.voids[view.seat]
-        if void is not None and any(a.tile is not None and a.tile // 9 == int(void) for a in discards):
+        void = _void_of(view)
+        if void is not None and any(a.tile is not None and a.tile // 9 == void for a in discards):
             return self._dump_void(view, discards)
         ranked = ai_eval.rank_discards(counts, view.melds[view.seat], outlook, [a.tile for a in discards])  # type: ignore[misc]
         keep, tile = ranked[ai_eval.best_choice([a for a, _ in ranked], outlook)]

@@ -31,7 +31,7 @@ from collections.abc import Callable, Sequence
 
 from engine import ai_eval
 from engine.actions import Action, ActionType
-from engine.ai import DANGER_WEIGHT, FOLD_DRAWS, FOLD_READY, FOLD_SHANTEN, AIPlayer, _of_type, _threat
+from engine.ai import DANGER_WEIGHT, FOLD_DRAWS, FOLD_READY, FOLD_SHANTEN, AIPlayer, _of_type, _threat, _void_of
 from engine.ai_eval import Assessment, Outlook
 from engine.analysis import KEY_STEP, is_win_keys, meld_signature, shanten_keys
 from engine.game import SeatView
@@ -231,7 +231,7 @@ class SearchPlayer(AIPlayer):
         choice = super()._own_turn(view, legal, counts, outlook)
         if choice.type is not ActionType.DISCARD or not _of_type(legal, ActionType.DISCARD):
             return choice
-        void = None if view.voids[view.seat] is None else int(view.voids[view.seat])  # type: ignore[arg-type]
+        void = _void_of(view)
         if void is not None and any(t // 9 == void for t in view.hand):
             return choice  # void tiles first: nothing to search
         edges = self.discard_values(view, counts, outlook)

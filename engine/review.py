@@ -23,7 +23,7 @@ from typing import Any
 
 from engine import ai_eval, analysis
 from engine.actions import Action, ActionType
-from engine.ai import CHIPS_PER_MULTIPLIER, _outlook, _without_void
+from engine.ai import CHIPS_PER_MULTIPLIER, _outlook, _void_of, _without_void
 from engine.ai_search import SearchPlayer
 from engine.game import Game, Phase, SeatView
 from engine.rules import RuleSet
@@ -200,7 +200,7 @@ def _claim_cost(
 def _hand_after(
     action: Action, view: SeatView, counts: list[int], melds: tuple[Meld, ...], outlook: ai_eval.Outlook
 ) -> float:
-    void = None if view.voids[view.seat] is None else int(view.voids[view.seat])  # type: ignore[arg-type]
+    void = _void_of(view)
     after = list(counts)
     new_melds = melds
     tile = action.tile if action.tile is not None else view.offered

@@ -114,3 +114,25 @@ def test_every_level_plays_legal_hands_without_flower_pigs(preset: str) -> None:
             if game.in_play[seat] and game.end is EndReason.WALL_EMPTY:
                 tiles = game.hand(seat) + [m.tile for m in game.melds[seat]]
                 assert len({t // 9 for t in tiles}) <= 2, (seed, seat)
+
+
+def test_without_declared_voids_no_level_ends_a_flower_pig() -> None:
+    """不定张: no void is declared, yet the winning hand must lack a suit; the players drop their
+    shortest suit once they hold all three, so none is left holding three suits at the empty wall."""
+    rules = RuleSet.preset("chengdu").with_changes(declare_void=False)
+    for seed in range(4):
+        game = Game(rules, seed, seed % 4)
+        players = [
+            make_player("ai-v1", rules),
+            EasyPlayer(rules, seed),
+            make_player("greedy", rules),
+            SearchPlayer(rules, seed=seed, budget=None, samples=2),
+        ]
+        while not game.over:
+            seat = game.pending_seats()[0]
+            view = game.view(seat)
+            game.apply(players[seat].choose(view, view.legal))
+        for seat in range(4):
+            if game.in_play[seat] and game.end is EndReason.WALL_EMPTY:
+                tiles = game.hand(seat) + [m.tile for m in game.melds[seat]]
+                assert len({t // 9 for t in tiles}) <= 2, (seed, seat)
