@@ -48,8 +48,8 @@ def error_text(error: HandError, written: str, texts: Translator) -> str:
     if error.code == "tile_count":
         found = params["found"]
         assert isinstance(found, int)
-        return texts.t("Tiles in this hand: {n}. Write 14 tiles to value a win (a kong counts as three), "
-                       "or 13 to see what the hand waits on.", n=found)
+        return texts.t("Tiles in this hand: {n}. A win is valued from 14 tiles (a kong counts as three); "
+                       "13 tiles show what the hand waits on.", n=found)
     if error.code == "too_many_copies":
         tile = tile_label(parse_tile(str(params["tile"])), texts)
         return texts.t("{tile} is written {count} times, but there are only four of each tile.",
@@ -121,7 +121,7 @@ def _not_a_win_text(written: str, texts: Translator) -> str:
 
 def rules_line(rules: RuleSet, base: int, texts: Translator) -> str:
     """Which rules gave this value; the caption adds where to read them in full."""
-    return texts.t("This chat's rules: {preset}, base stake {base}",
+    return texts.t("Rules: {preset}, base stake {base}",
                    preset=preset_words(rules.preset_name(), texts), base=base)
 
 
@@ -152,8 +152,11 @@ def waits_caption(notation: str, values: Mapping[Tile, Score], shanten: int, hel
     if values:
         lines.append(texts.t("Ready (听牌). It wins on:"))
         for tile, result in sorted(values.items()):
+            what = result.pattern.name_in(texts.language)
+            if result.roots:  # the roots are what doubles a pattern's value: say so beside it
+                what += " + " + texts.tn("{n} root", "{n} roots", result.roots)
             lines.append(texts.t("{tile}: {pattern} ×{m}; chips from the discarder: {n}",
-                                 tile=tile_label(tile, texts), pattern=result.pattern.name_in(texts.language),
+                                 tile=tile_label(tile, texts), pattern=what,
                                  m=result.multiplier, n=result.payment_per_payer * base))
     elif shanten == 0:
         lines.append(texts.t("The shape is ready, but every tile it waits on is already in the hand."))

@@ -400,7 +400,8 @@ async def after_hand(update: Update, context: Context, table_id: int, hand_id: i
         if hand.status is HandStatus.FINISHED and hand.result:
             for seat, chips in enumerate(hand.result["chips"]):
                 totals[seat] += chips
-    lines = [texts.t("Table #{id} is over after {n} hands.", id=table.id, n=len(hands))]
+    lines = [texts.tn("Table #{id} is over after {n} hand.", "Table #{id} is over after {n} hands.", len(hands),
+                      id=table.id)]
     lines += [f"{p.name}: {t:+d}" for p, t in sorted(zip(players, totals, strict=True), key=lambda x: -x[1])]
     await context.bot.send_message(table.chat_id, "\n".join(lines))
 

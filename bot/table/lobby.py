@@ -23,7 +23,7 @@ def rules_line(rules: RuleSet, base: int, texts: Translator) -> str:
 
 def lobby_text(table: Table, players: Sequence[Player | None], rules: RuleSet, base: int,
                texts: Translator) -> str:
-    lines = [texts.t("Bloody battle table #{id}", id=table.id), rules_line(rules, base, texts), ""]
+    lines = [texts.t("Sichuan mahjong table #{id}", id=table.id), rules_line(rules, base, texts), ""]
     for seat, player in enumerate(players):
         lines.append(f"{seat + 1}. " + (player.name if player else texts.t("(empty)")))
     lines.append("")

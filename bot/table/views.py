@@ -21,7 +21,7 @@ from engine.game import Game, Phase
 from engine.scoring import Score
 from engine.settlement import Transfer, TransferReason
 from engine.tiles import Suit, Tile, rank_of, suit_of, tile_name
-from rendering import Payment, ResultCard, ScoredHand, ScoreLine, SeatView, TableLabels, TableView
+from rendering import Payment, ResultCard, ScoredHand, ScoreLine, SeatHand, SeatView, TableLabels, TableView
 from rendering.hand import display_order
 
 BUTTONS_PER_ROW = 5
@@ -56,7 +56,7 @@ def reason_label(reason: TransferReason, texts: Translator) -> str:
 
 def table_labels(texts: Translator) -> TableLabels:
     return TableLabels(
-        title=texts.t("Bloody battle"),
+        title=texts.t("Sichuan mahjong"),
         wall=texts.t("Wall {n}", n="{n}"),
         turn=texts.t("{name} to play", name="{name}"),
         dealer=texts.t("Dealer"),
@@ -273,7 +273,7 @@ def prompt_line(runner: TableRunner, seat: int, texts: Translator) -> str:
     window = game.window
     assert window is not None
     return texts.t(
-        "{name} offers {tile}: claim it or pass.",
+        "{name} discarded {tile}: claim it or pass.",
         name=runner.seats[window.from_seat].name,
         tile=tile_label(window.tile, texts),
     )
@@ -305,7 +305,7 @@ def seat_keyboard(runner: TableRunner, seat: int, texts: Translator) -> InlineKe
         ]
         rows = _rows(buttons)
         if len(picked) == 3:
-            rows.append([button(texts.t("Pass these three"), callbacks.SWAP_CONFIRM)])
+            rows.append([button(texts.t("Swap these three"), callbacks.SWAP_CONFIRM)])
         return InlineKeyboardMarkup(rows)
     legal = state.legal
     if game.phase is Phase.VOID:
@@ -385,7 +385,7 @@ def score_lines(score: Score, texts: Translator) -> tuple[ScoreLine, ...]:
     lang = texts.language
     lines = [ScoreLine(score.pattern.name_in(lang), f"×{score.pattern_value}")]
     if score.roots:
-        lines.append(ScoreLine(texts.t("Roots ×{n}", n=score.roots), f"×{2**score.roots}"))
+        lines.append(ScoreLine(texts.tn("{n} root", "{n} roots", score.roots), f"×{2**score.roots}"))
     for bonus in score.bonuses:
         value = "×2" if bonus.doubles else texts.t("at least {n}", n=score.uncapped_multiplier)
         lines.append(ScoreLine(bonus.name_in(lang), value))
@@ -396,10 +396,63 @@ def score_lines(score: Score, texts: Translator) -> tuple[ScoreLine, ...]:
     return tuple(lines)
 
 
-def scored_win(win: Win, names: Sequence[str], texts: Translator, base: int) -> ScoredHand:
+WIN_REASONS = (TransferReason.WIN_DISCARD, TransferReason.SELF_DRAW, TransferReason.ROBBING_KONG)
+
+
+def win_transfers(wins: Sequence[Win], transfers: Sequence[Transfer]) -> list[list[Transfer]]:
+    """The transfers that paid each of ``wins`` (in order), found in the chronological ``transfers``.
+
+    A win's payment is one unbroken block of win transfers to its winner, each payer once;
+    winners on one discard get one block each. Should the blocks not line up with the wins,
+    each win gets every win transfer to its seat.
+    """
+    blocks: list[list[Transfer]] = []
+    previous_was_win = False
+    for t in transfers:
+        if t.reason not in WIN_REASONS:
+            previous_was_win = False
+            continue
+        block = blocks[-1] if blocks and previous_was_win else None
+        if block is not None and block[-1].payee == t.payee and all(p.payer != t.payer for p in block):
+            block.append(t)
+        else:
+            blocks.append([t])
+        previous_was_win = True
+    if len(blocks) == len(wins) and all(b[0].payee == w.seat for b, w in zip(blocks, wins, strict=True)):
+        return blocks
+    return [[t for t in transfers if t.reason in WIN_REASONS and t.payee == w.seat] for w in wins]
+
+
+def colon(texts: Translator) -> str:
+    """The colon between a label and what follows: full width in Chinese, as in every catalog text."""
+    return "：" if texts.language == "zh" else ": "
+
+
+def name_list(names: Sequence[str], texts: Translator) -> str:
+    return ("、" if texts.language == "zh" else ", ").join(names)
+
+
+def who_pays(paid: Sequence[Transfer], names: Sequence[str], texts: Translator) -> str:
+    """``Bob pays 8`` / ``Ann, Bob pay 5 each``: each payer by name, summed over ``paid``."""
+    owed: dict[int, int] = {}
+    for t in paid:
+        owed[t.payer] = owed.get(t.payer, 0) + t.amount
+    if not owed:
+        return ""
+    amounts = set(owed.values())
+    if len(owed) > 1 and len(amounts) == 1:
+        return texts.t("{names} pay {chips} each", names=name_list([names[s] for s in owed], texts),
+                       chips=amounts.pop())
+    return name_list([texts.t("{name} pays {chips}", name=names[s], chips=n) for s, n in owed.items()], texts)
+
+
+def scored_win(win: Win, names: Sequence[str], texts: Translator, paid: Sequence[Transfer]) -> ScoredHand:
+    """A win explained; its total names who paid it and how much (never "each payer")."""
     score = win.score
-    total = texts.t("{m}× base, {chips} chips from each payer", m=score.multiplier,
-                    chips=score.payment_per_payer * base)
+    total = texts.t("{m}× base", m=score.multiplier)
+    pays = who_pays(paid, names, texts)
+    if pays:
+        total += " · " + pays
     return ScoredHand(win.hand, win_headline(win, names, texts), score_lines(score, texts), total)
 
 
@@ -423,26 +476,66 @@ def public_win(win: Win, game: Game) -> Win:
 
 def win_card(runner: TableRunner, wins: Sequence[Win], transfers: Sequence[Transfer], texts: Translator) -> ResultCard:
     names = [p.name for p in runner.seats]
+    title = (texts.t("Hand {n}: a win", n=runner.hand.number) if len(wins) == 1
+             else texts.t("Hand {n}: {count} winners on one discard", n=runner.hand.number, count=len(wins)))
+    paid = win_transfers(wins, transfers)
     return ResultCard(
-        title=texts.t("Hand {n}: a win", n=runner.hand.number) if len(wins) == 1
-        else texts.t("Hand {n}: {count} winners on one discard", n=runner.hand.number, count=len(wins)),
-        wins=tuple(scored_win(public_win(w, runner.game), names, texts, runner.rules.base) for w in wins),
+        title=title,
+        wins=tuple(scored_win(public_win(w, runner.game), names, texts, p) for w, p in zip(wins, paid, strict=True)),
         payments=payments(transfers, names, texts),
         payments_heading=texts.t("Payments"),
         totals_heading=texts.t("This hand so far"),
+        caption=win_caption(title, wins, transfers, names, texts),
     )
 
 
+def win_caption(title: str, wins: Sequence[Win], transfers: Sequence[Transfer], names: Sequence[str],
+                texts: Translator) -> str:
+    """Who won on what and who pays them what (呼叫转移 included), for the notification."""
+    lines = [title]
+    for win in wins:
+        line = win_headline(win, names, texts)
+        pays = who_pays([t for t in transfers if t.payee == win.seat], names, texts)
+        lines.append(line + colon(texts) + pays if pays else line)
+    return "\n".join(lines)[:1024]
+
+
+def nets_line(names: Sequence[str], chips: Sequence[int], texts: Translator) -> str:
+    order = sorted(range(len(names)), key=lambda s: -chips[s])
+    return name_list([f"{names[s]} {chips[s]:+d}" if chips[s] else f"{names[s]} 0" for s in order], texts)
+
+
 def final_card(runner: TableRunner, texts: Translator) -> ResultCard:
+    """The settlement: every win, every payment, and every seat's hand face up with its net."""
     game = runner.game
     names = [p.name for p in runner.seats]
     chips = game.chips()
+    title = texts.t("Hand {n} settled", n=runner.hand.number)
+    paid = win_transfers(game.wins, game.transfers)
+    hands = tuple(
+        SeatHand(
+            names[s],
+            tuple(game.hand(s)),
+            tuple(game.melds[s]),
+            tuple(w.tile for w in game.wins if w.seat == s),
+            chips[s],
+        )
+        for s in range(SEATS)
+    )
+    lines = [title, texts.t("Net: {nets}", nets=nets_line(names, chips, texts))]
+    for win, p in zip(game.wins, paid, strict=True):
+        pays = who_pays(p, names, texts)
+        lines.append(win_headline(win, names, texts) + (colon(texts) + pays if pays else ""))
+    lines.append(end_line(game.end, texts))
     return ResultCard(
-        title=texts.t("Hand {n} settled", n=runner.hand.number),
-        wins=tuple(scored_win(w, names, texts, runner.rules.base) for w in game.wins),
+        title=title,
+        wins=tuple(scored_win(w, names, texts, p) for w, p in zip(game.wins, paid, strict=True)),
         payments=payments(game.transfers, names, texts),
         totals=tuple((names[s], chips[s]) for s in range(SEATS)),
         payments_heading=texts.t("Every payment"),
         totals_heading=texts.t("Net this hand"),
         footer=end_line(game.end, texts),
+        hands=hands,
+        hands_heading=texts.t("Every hand, face up"),
+        caption="\n".join(lines)[:1024],
     )

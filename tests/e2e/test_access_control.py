@@ -122,7 +122,7 @@ async def test_next_and_end_belong_to_the_opener_or_a_majority(telegram: FakeTel
     assert "1 of 2" in (await vote.answer() or "")
     assert (await storage.get_table(table.id)).status == "playing"  # one seated person is no majority
     await (await alice.press(card, "End")).answer()  # the opener decides
-    await telegram.wait_for_bot_message(group, lambda m: "is over after 1 hands" in (m.text or ""))
+    await telegram.wait_for_bot_message(group, lambda m: "is over after 1 hand." in (m.text or ""))
     assert (await storage.get_table(table.id)).status == "finished"
 
 

@@ -161,7 +161,7 @@ async def test_a_settlement_card_lost_before_a_crash_is_posted_after_the_restart
     app = await start_bot(**FAST)
     card = await telegram.wait_for(lambda: settlement(telegram, group), timeout=15, what="the owed card")
     await (await alice.press(card, "End")).answer()
-    await telegram.wait_for_bot_message(group, lambda m: "is over after 1 hands" in (m.text or ""))
+    await telegram.wait_for_bot_message(group, lambda m: "is over after 1 hand." in (m.text or ""))
     storage = services(app).storage
     assert await storage.owed_posts() == []
     assert (await storage.get_table(hand.table_id)).status == "finished"
@@ -192,5 +192,5 @@ async def test_a_group_that_becomes_a_supergroup_keeps_its_chips(
     moved = await telegram.wait_for(lambda: settlement(telegram, supergroup), timeout=15, what="the card moved")
     assert card.chat_id == group.id and moved.chat_id == supergroup.id
     await (await alice.press(moved, "End")).answer()
-    await telegram.wait_for_bot_message(supergroup, lambda m: "is over after 1 hands" in (m.text or ""))
+    await telegram.wait_for_bot_message(supergroup, lambda m: "is over after 1 hand." in (m.text or ""))
     assert await storage.verify() == []

@@ -131,7 +131,7 @@ async def test_a_hand_one_tile_short_answers_with_its_waits(telegram: FakeTelegr
         ("123m (555p", "The bracket at position 6 is never closed."),
         ("123m456m789m234p5p +5p+5p", "Mark the winning tile with one + followed by exactly one tile"),
         ("123m456m789m234p5p yolo", "I don't know the word “yolo” (position 20)."),
-        ("1234m", "Tiles in this hand: 4. Write 14 tiles to value a win"),
+        ("1234m", "Tiles in this hand: 4. A win is valued from 14 tiles"),
         ("11111m234p567p789p", "1m is written 5 times, but there are only four of each tile."),
         ("123m456p789s11m234m", "The hand holds all three suits"),
         ("123m456m789m19p555p", "These 14 tiles are not a win: they make neither four sets and a pair nor seven "
