@@ -1,7 +1,10 @@
-"""Small, safe ways to change what the bot already showed.
+"""Small, safe ways to send and change what the bot shows.
 
 Telegram answers 400 "message is not modified" when an edit changes nothing; that is not a
 failure for us (a repeated press, a coalesced update), so these helpers treat it as success.
+Telegram refuses a text over 4096 characters or a caption over 1024, and then the person gets
+nothing at all; ``fit_text`` and ``fit_caption`` cut a long answer (one that quotes what was
+typed, say) so it always arrives.
 """
 
 from __future__ import annotations
@@ -10,6 +13,28 @@ from typing import Any
 
 from telegram import CallbackQuery, InlineKeyboardMarkup
 from telegram.error import BadRequest
+
+TEXT_LIMIT = 4096
+CAPTION_LIMIT = 1024
+ELLIPSIS = "…"
+
+
+def fit(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters (Telegram counts UTF-16 code units; so do we)."""
+    if len(text.encode("utf-16-le")) // 2 <= limit:
+        return text
+    cut = text[:limit - 1]
+    while len(cut.encode("utf-16-le")) // 2 > limit - 1:
+        cut = cut[:-1]
+    return cut + ELLIPSIS
+
+
+def fit_text(text: str) -> str:
+    return fit(text, TEXT_LIMIT)
+
+
+def fit_caption(caption: str) -> str:
+    return fit(caption, CAPTION_LIMIT)
 
 
 def is_not_modified(error: BadRequest) -> bool:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+import unicodedata
 from dataclasses import replace
 
 from telegram import ForceReply, InputMediaPhoto, Message, Update
@@ -19,7 +20,7 @@ from telegram.ext import CallbackQueryHandler, CommandHandler, MessageHandler, f
 
 from bot.feature import Command, Context, Feature
 from bot.i18n import LANGUAGES, N_, Translator, translator
-from bot.messaging import is_not_modified
+from bot.messaging import fit_caption, fit_text, is_not_modified
 from bot.score.answer import TOGGLE_PATTERN, Answer, answer_for, answer_for_text, recover, toggled
 from bot.score.memory import MessageMemory, memory
 from bot.score.texts import EXAMPLE, error_text
@@ -77,6 +78,12 @@ async def chat_rules(context: Context, chat_id: int) -> tuple[RuleSet, int]:
     return RuleSet.from_dict(stored.rules), stored.base_stake
 
 
+def normalised(written: str) -> str:
+    """A typed hand as the parser reads it: full-width digits and letters (１２３ｍ) and ideographic
+    spaces (U+3000), which Chinese keyboards type, become their plain forms (NFKC)."""
+    return unicodedata.normalize("NFKC", written)
+
+
 async def answer_written(update: Update, context: Context, written: str) -> None:
     """Reply to the message with the answer for ``written``, or with a correction."""
     message, chat = update.effective_message, update.effective_chat
@@ -84,12 +91,14 @@ async def answer_written(update: Update, context: Context, written: str) -> None
         return
     texts = await texts_for(update, context)
     rules, base = await chat_rules(context, chat.id)
+    written = normalised(written)
     try:
         answer = await asyncio.to_thread(answer_for_text, written, rules, base, texts)
     except HandError as error:
-        await message.reply_text(error_text(error, written, texts))
+        await message.reply_text(fit_text(error_text(error, written, texts)))
         return
-    sent = await message.reply_photo(answer.photo, caption=answer.caption, reply_markup=answer.keyboard)
+    caption = fit_caption(answer.caption) if answer.caption else answer.caption
+    sent = await message.reply_photo(answer.photo, caption=caption, reply_markup=answer.keyboard)
     remember(context, sent.chat_id, sent.message_id, answer)
 
 
