@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 
+import pytest
 from fake_telegram import SEND_METHODS, FakeChat, FakeTelegram, FakeUser
 from harness import BotFactory
 from table_players import HumanPlayer, game_buttons, hand_message, play_until_over, start_game
@@ -122,6 +123,7 @@ async def test_a_player_who_never_started_the_bot_is_offered_the_start_me_link(
     await telegram.wait_for(lambda: "Carol" in lobby.text, what="Carol in the lobby")
 
 
+@pytest.mark.both_backends
 async def test_a_restart_mid_hand_continues_the_same_hand(telegram: FakeTelegram, start_bot: BotFactory) -> None:
     app = await start_bot(**FAST)
     alice, group = await alone_at_a_table(telegram)
