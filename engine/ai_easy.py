@@ -21,8 +21,8 @@ from engine.rules import RuleSet
 from engine.tiles import Meld, Tile
 
 # Chance that a discard is any equally fast one instead of the best, and that it costs a step.
-SLIP = 0.35
-BIG_SLIP = 0.08
+SLIP = 0.4
+BIG_SLIP = 0.15
 
 
 class EasyPlayer(AIPlayer):
