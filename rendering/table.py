@@ -3,7 +3,7 @@
 Seats are stacked as full-width panels rather than arranged round a square: upright
 text and long discard rows stay legible on a phone, where a real table's sideways
 seats would not. Telegram shows a photo about 400 px wide, so the picture is 800 px wide
-and a discard 44 px (22 px on the phone); a hidden hand is one face-down tile and its
+and a discard 46 px (23 px on the phone); a hidden hand is one face-down tile and its
 count rather than a row of backs, which leaves the width to the tiles people read. Each
 panel has a name line (name, badges, chips, status) above its tiles, so no label ever
 covers a tile. The input is a ``TableView``, which holds only public facts.
@@ -26,7 +26,7 @@ HEADER = 60
 PAD = 12  # inside a panel
 NAME_LINE = 44
 MELD_TILE = 44
-DISCARD_TILE = 44
+DISCARD_TILE = 46
 PANEL_GAP = 8
 ROWS_WIDTH = WIDTH - 2 * MARGIN - 2 * PAD
 

@@ -27,15 +27,18 @@ def highlighted_width(img: Image.Image) -> int:
     """Width of the one highlighted tile: its pale face and the gold ring round it, in px.
 
     The ring lies just inside the tile's dark outline, so this is the tile's width less
-    about one pixel: a measurement that errs on the small side.
+    about one pixel: a measurement that errs on the small side. Rows with only a stray
+    pixel or two of those colours (anti-aliased edges elsewhere) are not the tile.
     """
     rgb = img.convert("RGB")
-    xs = [
-        x
-        for y in range(rgb.height)
-        for x in range(rgb.width)
-        if _near(rgb.getpixel((x, y)), theme.HIGHLIGHT_FACE) or _near(rgb.getpixel((x, y)), theme.GOLD, 40)  # type: ignore[arg-type]
-    ]
+    xs: list[int] = []
+    for y in range(rgb.height):
+        row = [
+            x for x in range(rgb.width)
+            if _near(rgb.getpixel((x, y)), theme.HIGHLIGHT_FACE) or _near(rgb.getpixel((x, y)), theme.GOLD, 40)  # type: ignore[arg-type]
+        ]
+        if len(row) >= 4:
+            xs += row
     assert xs, "no highlighted tile found"
     return max(xs) - min(xs) + 1
 
@@ -48,7 +51,7 @@ def midgame_view(discards: int) -> TableView:
                  void_suit=Suit.BAMBOO, chips=-3),
         SeatView("王小明", 13, discards=river[:6], void_suit=Suit.CHARACTERS),
         SeatView("Борис", 13, discards=river, void_suit=Suit.DOTS, status="托管"),
-        SeatView("Dee 🀄", 10, melds=(Meld(MeldKind.CONCEALED_KONG, parse_tile("5s")),), discards=river[:3]),
+        SeatView("Dee", 10, melds=(Meld(MeldKind.CONCEALED_KONG, parse_tile("5s")),), discards=river[:3]),
     )
     return TableView(seats, wall_remaining=31, turn=None, last_discard_seat=2)
 
