@@ -1,27 +1,42 @@
-"""How well ``vision.recognize`` reads photos it never saw: the evaluation half of the data set.
+"""How well ``vision.recognize`` reads photos it never trained on.
 
-    python benchmarks/vision.py                 # ../shared/vision/cmd/test (evaluation only)
-    python benchmarks/vision.py --data DIR      # any YOLO folder with ../classes.json
+    python benchmarks/vision.py                    # CMD test (hand rows, all) and the unseen designs
+    python benchmarks/vision.py --set cmd-test     # only ../shared/vision/cmd/test (evaluation only)
+    python benchmarks/vision.py --set unseen       # only the unseen-designs validation set
+    python benchmarks/vision.py --data DIR         # any YOLO folder with ../classes.json
 
-For two sets of photos — "hand-row" photos and all photos — it prints:
-- per-tile precision and recall: a recognised suited tile counts as right when its box overlaps
-  a labelled suited tile of the same kind with IoU >= 0.5 (each label used once, best overlap first);
-- the same for finding tiles regardless of kind (diagnoses which stage misses);
-- whole-hand exact: the recognised suited tiles in reading order equal the labelled suited tiles
-  put in reading order by the same rule (vision/layout.py);
+Photo sets:
+- **CMD test, hand rows** and **CMD test, all**: ``../shared/vision/cmd/test``, never used for
+  training or choosing settings. A hand-row photo is one whose labels hold 11 to 18 tiles that the
+  reading-order rule puts in one or two rows (the rule reads the labels only).
+- **unseen designs**: 120 scenes rendered from a fixed seed (``scripts/vision_scenes.unseen_photos``)
+  of tile designs training never sees: FluffyStuff Black and the procedural designs
+  ``UNSEEN_DESIGNS`` of ``scripts/vision_designs.py``. Hands only (one or two rows, melds apart,
+  tight crops, any angle, upside down), so "the whole hand" is every suited tile in the picture.
+
+For each set:
+- per-tile precision and recall: a recognised suited tile is right when its box overlaps a
+  labelled suited tile of the same kind with IoU >= 0.5 (one-to-one, best overlap first);
+- suited tiles located at all (IoU >= 0.5, any kind): which stage misses;
+- whole-hand exact: the recognised tiles in reading order equal the labelled suited tiles in
+  reading order (rendered scenes: as the player holding them sees them);
+- a per-suit confusion table (labelled suit by recognised suit, "missed", "extra");
+- calibration: how often tiles reported at each confidence are right, and the share right
+  among those at confidence >= 0.9 (the target is at least 0.97);
 - seconds per photo (bytes in, tiles out, one thread), mean and worst.
-
-A hand-row photo is one whose labels hold 11 to 18 tiles (a Sichuan hand is 13 or 14 tiles,
-up to 18 with kongs) that the reading-order rule puts in one or two rows. The rule looks at the
-labels only, never at what the recogniser found.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
+import itertools
 import json
+import math
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -29,16 +44,28 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "scripts"))
 
 import vision.detector  # noqa: E402
 import vision.pipeline  # noqa: E402
 from vision import VisionError, recognize  # noqa: E402
 from vision.classes import NOT_SUITED, class_of_notation  # noqa: E402
 from vision.detector import iou_matrix  # noqa: E402
-from vision.layout import reading_order  # noqa: E402
+from vision.layout import reading_order, turn_boxes, upright_turns  # noqa: E402
 
-DEFAULT_DATA = ROOT.parent / "shared" / "vision" / "cmd" / "test"
+CMD_TEST = ROOT.parent / "shared" / "vision" / "cmd" / "test"
 MIN_IOU = 0.5
+SUITS = ["m", "p", "s", "other"]
+BINS = [0.0, 0.5, 0.8, 0.9, 0.97, 1.0001]
+
+
+@dataclass
+class Sample:
+    name: str
+    data: bytes
+    boxes: np.ndarray
+    classes: np.ndarray
+    expected: list[int]  # the suited tiles in reading order
 
 
 @dataclass
@@ -48,20 +75,70 @@ class Tally:
     labelled: int = 0
     right: int = 0
     found: int = 0
-    labelled_any: int = 0
     exact_hands: int = 0
+    no_tiles: int = 0
     seconds: list[float] = field(default_factory=list)
+    confusion: np.ndarray = field(default_factory=lambda: np.zeros((5, 5), dtype=int))
+    confidence: list[tuple[float, bool]] = field(default_factory=list)
 
-    def line(self, name: str) -> str:
-        precision = self.right / max(self.predicted, 1)
-        recall = self.right / max(self.labelled, 1)
-        exact = self.exact_hands / max(self.photos, 1)
-        return (
-            f"{name:<10} photos {self.photos:4d}  tiles: precision {precision:.3f} recall {recall:.3f}"
-            f"  | suited tiles located {self.found / max(self.labelled_any, 1):.3f}"
-            f"  | whole hand exact {self.exact_hands}/{self.photos} = {exact:.3f}"
-            f"  | s/photo mean {np.mean(self.seconds):.3f} max {np.max(self.seconds):.3f}"
-        )
+    def summary(self) -> dict:
+        sure = [right for c, right in self.confidence if c >= 0.9]
+        return {
+            "photos": self.photos,
+            "precision": self.right / max(self.predicted, 1),
+            "recall": self.right / max(self.labelled, 1),
+            "located": self.found / max(self.labelled, 1),
+            "exact": self.exact_hands / max(self.photos, 1),
+            "exact_count": self.exact_hands,
+            "sure_right": sum(sure) / max(len(sure), 1),
+            "sure_count": len(sure),
+            "sure_share": len(sure) / max(len(self.confidence), 1),
+            "no_tiles": self.no_tiles,
+            "seconds_mean": float(np.mean(self.seconds)) if self.seconds else math.nan,
+            "seconds_max": float(np.max(self.seconds)) if self.seconds else math.nan,
+        }
+
+    def report(self, name: str) -> str:
+        s = self.summary()
+        lines = [
+            f"## {name}: {s['photos']} photos",
+            f"tiles: precision {s['precision']:.3f}  recall {s['recall']:.3f}  | suited tiles located "
+            f"{s['located']:.3f}  | whole hand exact {s['exact_count']}/{s['photos']} = {s['exact']:.3f}"
+            f"  | no_tiles {s['no_tiles']}  | s/photo mean {s['seconds_mean']:.3f} max {s['seconds_max']:.3f}",
+            f"confidence >= 0.9: {s['sure_count']} tiles ({s['sure_share']:.0%} of those reported), "
+            f"right {s['sure_right']:.3f}",
+            "calibration (confidence bin: tiles, share right): "
+            + "; ".join(self._bin(lo, hi) for lo, hi in itertools.pairwise(BINS)),
+            "confusion (rows: labelled; columns: recognised m p s | missed):",
+        ]
+        rows = [*SUITS, "extra"]
+        for r, row_name in enumerate(rows):
+            cells = self.confusion[r]
+            lines.append(f"  {row_name:>6}: " + " ".join(f"{v:5d}" for v in cells[:3]) + f" | {cells[4]:5d}")
+        return "\n".join(lines)
+
+    def _bin(self, lo: float, hi: float) -> str:
+        inside = [right for c, right in self.confidence if lo <= c < hi]
+        return f"[{lo:.2f},{min(hi, 1):.2f}) {len(inside)}, {sum(inside) / max(len(inside), 1):.3f}"
+
+
+def suit_index(tile: int) -> int:
+    return 3 if tile == NOT_SUITED else tile // 9
+
+
+def pairs(a: np.ndarray, b: np.ndarray, same: np.ndarray | None = None) -> list[tuple[int, int]]:
+    """Greedy one-to-one matching of boxes, best IoU first (and agreeing on the class if ``same``)."""
+    if len(a) == 0 or len(b) == 0:
+        return []
+    overlaps = iou_matrix(a, b) * (1.0 if same is None else same)
+    found = []
+    while True:
+        i, j = np.unravel_index(np.argmax(overlaps), overlaps.shape)
+        if overlaps[i, j] < MIN_IOU:
+            return found
+        found.append((int(i), int(j)))
+        overlaps[i, :] = 0
+        overlaps[:, j] = 0
 
 
 def read_labels(path: Path, mapping: dict[str, str], width: int, height: int) -> tuple[np.ndarray, np.ndarray]:
@@ -79,81 +156,122 @@ def is_hand_row(boxes: np.ndarray) -> bool:
     return 11 <= len(boxes) <= 18 and max(row for _, row in reading_order(boxes)) <= 1
 
 
-def matches(pred_boxes: np.ndarray, pred_classes: np.ndarray, boxes: np.ndarray, classes: np.ndarray) -> int:
-    """Greedy one-to-one matching, best IoU first, of boxes that overlap enough and agree on the class."""
-    if len(pred_boxes) == 0 or len(boxes) == 0:
-        return 0
-    overlaps = iou_matrix(pred_boxes, boxes) * (pred_classes[:, None] == classes[None, :])
-    count = 0
-    while True:
-        i, j = np.unravel_index(np.argmax(overlaps), overlaps.shape)
-        if overlaps[i, j] < MIN_IOU:
-            return count
-        count += 1
-        overlaps[i, :] = 0
-        overlaps[:, j] = 0
+def yolo_samples(folder: Path) -> Iterator[tuple[Sample, bool]]:
+    """Labelled photos of a YOLO folder, and whether each is a hand-row photo."""
+    from PIL import Image
+
+    mapping = json.loads((folder.parent / "classes.json").read_text())["tile_by_class_id"]
+    for image_path in sorted((folder / "images").glob("*.jpg")):
+        with Image.open(image_path) as image:
+            width, height = image.size
+        boxes, classes = read_labels(folder / "labels" / f"{image_path.stem}.txt", mapping, width, height)
+        suited = classes != NOT_SUITED
+        expected = [int(classes[suited][i]) for i, _ in reading_order(boxes[suited])]
+        yield Sample(image_path.stem, image_path.read_bytes(), boxes, classes, expected), is_hand_row(boxes)
+
+
+def unseen_samples() -> Iterator[Sample]:
+    """The unseen-designs set, rendered in memory from its fixed seed (never written to disk)."""
+    from PIL import Image
+    from vision_scenes import unseen_photos
+
+    for photo in unseen_photos():
+        buffer = io.BytesIO()
+        Image.fromarray(photo.image).save(buffer, "JPEG", quality=92)
+        suited = photo.classes != NOT_SUITED
+        ups = np.stack([np.cos(photo.ups[suited]), np.sin(photo.ups[suited])], axis=1)
+        height, width = photo.image.shape[:2]
+        upright = turn_boxes(photo.boxes[suited], upright_turns(ups), width, height)
+        expected = [int(photo.classes[suited][i]) for i, _ in reading_order(upright)]
+        yield Sample(photo.name, buffer.getvalue(), photo.boxes, photo.classes, expected)
+
+
+def score(sample: Sample, tallies: list[Tally], verbose: bool) -> None:
+    start = time.perf_counter()
+    try:
+        result = recognize(sample.data)
+        pred_boxes = np.asarray([t.box for t in result.tiles], dtype=np.float32).reshape(-1, 4)
+        pred_classes = np.asarray(result.tile_list, dtype=np.int64)
+        confidences = np.asarray(result.confidences, dtype=np.float64)
+        no_tiles = False
+    except VisionError:
+        pred_boxes, pred_classes, confidences = np.zeros((0, 4), np.float32), np.zeros(0, np.int64), np.zeros(0)
+        no_tiles = True
+    seconds = time.perf_counter() - start
+    suited = sample.classes != NOT_SUITED
+    same = pred_classes[:, None] == sample.classes[suited][None, :]
+    right_pairs = pairs(pred_boxes, sample.boxes[suited], same)
+    right_preds = {i for i, _ in right_pairs}
+    located = pairs(pred_boxes, sample.boxes[suited])
+    any_pairs = pairs(pred_boxes, sample.boxes)
+    exact = pred_classes.tolist() == sample.expected
+    confusion = np.zeros((5, 5), dtype=int)
+    matched_preds = {i for i, _ in any_pairs}
+    matched_labels = {j for _, j in any_pairs}
+    for i, j in any_pairs:
+        confusion[suit_index(int(sample.classes[j])), suit_index(int(pred_classes[i]))] += 1
+    for j in range(len(sample.classes)):
+        if j not in matched_labels and sample.classes[j] != NOT_SUITED:
+            confusion[suit_index(int(sample.classes[j])), 4] += 1
+    for i in range(len(pred_classes)):
+        if i not in matched_preds:
+            confusion[4, suit_index(int(pred_classes[i]))] += 1
+    for tally in tallies:
+        tally.photos += 1
+        tally.predicted += len(pred_boxes)
+        tally.labelled += int(suited.sum())
+        tally.right += len(right_pairs)
+        tally.found += len(located)
+        tally.exact_hands += exact
+        tally.no_tiles += no_tiles
+        tally.seconds.append(seconds)
+        tally.confusion += confusion
+        tally.confidence.extend((float(c), i in right_preds) for i, c in enumerate(confidences))
+    if verbose:
+        mark = "=" if exact else "x"
+        print(f"{mark} {len(right_pairs):2d}/{suited.sum():2d} pred {len(pred_boxes):2d} {sample.name[:40]}")
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
-    parser.add_argument("--only", type=Path, default=None, help="a file listing image names to use")
+    parser.add_argument("--set", choices=["all", "cmd-test", "unseen"], default="all")
+    parser.add_argument("--data", type=Path, default=None, help="a YOLO folder to use instead of CMD test")
     parser.add_argument("--models", type=Path, default=None, help="a folder of candidate ONNX models")
     parser.add_argument("--threshold", type=float, default=None, help="detector peak threshold to try")
+    parser.add_argument("--json", type=Path, default=None, help="also write the summaries here")
     parser.add_argument("--verbose", action="store_true", help="one line per photo")
     args = parser.parse_args()
-    from PIL import Image
-
     if args.models is not None:
         vision.pipeline.MODELS = args.models
     if args.threshold is not None:
         vision.detector.PEAK_THRESHOLD = args.threshold
+    from PIL import Image
 
-    mapping = json.loads((args.data.parent / "classes.json").read_text())["tile_by_class_id"]
-    wanted = set(args.only.read_text().split()) if args.only else None
-    tallies = {"hand-row": Tally(), "all": Tally()}
-    recognize(next((args.data / "images").glob("*.jpg")).read_bytes())  # load the models untimed
-    for image_path in sorted((args.data / "images").glob("*.jpg")):
-        if wanted is not None and image_path.stem not in wanted:
-            continue
-        data = image_path.read_bytes()
-        with Image.open(image_path) as image:
-            width, height = image.size
-        boxes, classes = read_labels(args.data / "labels" / f"{image_path.stem}.txt", mapping, width, height)
-        start = time.perf_counter()
-        try:
-            result = recognize(data)
-            pred_boxes = np.asarray([t.box for t in result.tiles], dtype=np.float32).reshape(-1, 4)
-            pred_classes = np.asarray(result.tile_list, dtype=np.int64)
-        except VisionError:
-            pred_boxes, pred_classes = np.zeros((0, 4), np.float32), np.zeros(0, np.int64)
-        seconds = time.perf_counter() - start
-        suited = classes != NOT_SUITED
-        expected = [int(classes[suited][i]) for i, _ in reading_order(boxes[suited])]
-        right = matches(pred_boxes, pred_classes, boxes[suited], classes[suited])
-        found = matches(
-            pred_boxes, np.zeros(len(pred_boxes), np.int64), boxes[suited], np.zeros(suited.sum(), np.int64)
-        )
-        exact = pred_classes.tolist() == expected
-        names = ["all", "hand-row"] if is_hand_row(boxes) else ["all"]
-        for name in names:
-            tally = tallies[name]
-            tally.photos += 1
-            tally.predicted += len(pred_boxes)
-            tally.labelled += int(suited.sum())
-            tally.labelled_any += int(suited.sum())
-            tally.right += right
-            tally.found += found
-            tally.exact_hands += exact
-            tally.seconds.append(seconds)
-        if args.verbose:
-            print(
-                f"{'H' if len(names) == 2 else ' '} {'=' if exact else 'x'} {right:2d}/{suited.sum():2d} "
-                f"pred {len(pred_boxes):2d} {image_path.stem[:40]}"
-            )
-    for name, tally in tallies.items():
-        if tally.photos:
-            print(tally.line(name))
+    blank = io.BytesIO()
+    Image.new("RGB", (64, 64)).save(blank, "PNG")
+    with contextlib.suppress(VisionError):
+        recognize(blank.getvalue())  # load the models untimed
+    results: dict[str, Tally] = {}
+    if args.set in ("all", "cmd-test"):
+        folder = args.data or CMD_TEST
+        if not folder.is_dir():
+            print(f"skipping CMD test: {folder} is missing")
+        else:
+            hand, everything = Tally(), Tally()
+            for sample, is_hand in yolo_samples(folder):
+                score(sample, [everything, hand] if is_hand else [everything], args.verbose)
+            results["CMD test, hand rows"] = hand
+            results["CMD test, all"] = everything
+    if args.set in ("all", "unseen"):
+        unseen = Tally()
+        for sample in unseen_samples():
+            score(sample, [unseen], args.verbose)
+        results["unseen designs"] = unseen
+    for name, tally in results.items():
+        print(tally.report(name))
+        print()
+    if args.json:
+        args.json.write_text(json.dumps({name: t.summary() for name, t in results.items()}, indent=1))
     return 0
 
 

@@ -1,15 +1,14 @@
-"""Train the tile recogniser's two networks on the shared training photos and export them to ONNX.
-
-Run by hand (CPU only, minutes):
+"""Train the tile recogniser's two networks and export them to ONNX (CPU only; see docs/vision.md).
 
     pip install -e '.[train]'
-    python scripts/train_vision.py detector     # -> vision/models/detector.onnx
-    python scripts/train_vision.py classifier   # -> vision/models/classifier.onnx
+    python scripts/train_vision.py detector   --all   # -> vision/models/detector.onnx
+    python scripts/train_vision.py classifier --all   # -> vision/models/classifier.onnx
 
-Reads only ``../shared/vision/cmd/valid``; a fixed 15% of it (by file-name hash) is held out
-and used for the numbers printed after each epoch and for choosing the epoch to keep. The test
-half of the data set is never read here. Pass ``--all`` to train on the hold-out part too once
-the settings are chosen.
+Data: the training half of the shared photo set, ``../shared/vision/cmd/valid`` (the test half is
+never read here), and photo-like scenes rendered from the *training* tile designs of
+``scripts/vision_designs.py`` (``scripts/vision_scenes.py``; nothing is written to disk). A fixed 15%
+of the real photos (by file-name hash) is held out unless ``--all`` is given; its numbers are
+printed while training. The unseen designs are never rendered here.
 """
 
 from __future__ import annotations
@@ -30,25 +29,45 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
 from vision_data import Photo, is_holdout, jitter_colour, load_split, rotate_quarter, shift_hue  # noqa: E402
-from vision_nets import TileClassifier, TileDetector  # noqa: E402
-from vision_synth import synthetic_photo  # noqa: E402
+from vision_designs import training_designs  # noqa: E402
+from vision_nets import Calibrated, TileClassifier, TileDetector  # noqa: E402
+from vision_scenes import scene_photo  # noqa: E402
 
-from vision.classes import NOT_SUITED  # noqa: E402
-from vision.classifier import CROP_HEIGHT, CROP_WIDTH, SIDEWAYS_RATIO  # noqa: E402
-from vision.detector import INPUT_SIZE, SIZE_UNIT, STRIDE, decode, iou_matrix, prepare  # noqa: E402
+from vision.classes import NOT_SUITED, NUM_CLASSES  # noqa: E402
+from vision.classifier import CROP_HEIGHT, CROP_WIDTH, is_sideways  # noqa: E402
+from vision.detector import INPUT_SIZE, PAD_VALUE, SIZE_UNIT, STRIDE, decode, iou_matrix, letterbox  # noqa: E402
 
 DATA = ROOT.parent / "shared" / "vision" / "cmd" / "valid"
 MODELS = ROOT / "vision" / "models"
 GRID = INPUT_SIZE // STRIDE
 
 
+# ---------------------------------------------------------------- scenes
+
+
+def render_scenes(count: int, seed: int, max_side: int | None = None) -> list[Photo]:
+    """``count`` scenes of the training designs, the same for the same seed (at most ``max_side`` px)."""
+    designs = training_designs()
+    rng = random.Random(seed)
+    photos = []
+    start = time.time()
+    for index in range(count):
+        photos.append(scene_photo(rng, designs[index % len(designs)], f"scene_{seed}_{index}", max_side=max_side))
+    print(f"rendered {count} scenes in {time.time() - start:.0f}s", flush=True)
+    return photos
+
+
 # ---------------------------------------------------------------- detector
 
 
 def detector_sample(photo: Photo, rng: random.Random) -> tuple[np.ndarray, np.ndarray]:
-    """One augmented detector input (S x S x 3 uint8) and its boxes in input pixels."""
+    """One augmented detector input (S x S x 3 uint8, the photo letterboxed) and its boxes in input pixels.
+
+    A window of the photo (zoomed in or out, any aspect near the photo's) is scaled to fit the
+    square keeping its shape, and placed anywhere in it on a plain border, as at run time.
+    """
     image, boxes = photo.image, photo.boxes.copy()
-    if rng.random() < 0.35:
+    if photo.ups is None and rng.random() < 0.35:
         image, boxes = rotate_quarter(image, boxes, rng.randrange(1, 4))
     if rng.random() < 0.5:
         image = image[:, ::-1]
@@ -57,23 +76,40 @@ def detector_sample(photo: Photo, rng: random.Random) -> tuple[np.ndarray, np.nd
     if rng.random() < 0.3:
         image = shift_hue(np.ascontiguousarray(image), rng)
     height, width = image.shape[:2]
-    zoom = math.exp(rng.uniform(math.log(0.5), math.log(1.7)))
-    aspect = math.exp(rng.uniform(math.log(0.75), math.log(1.33)))
+    zoom = math.exp(rng.uniform(math.log(0.6), math.log(1.7))) if rng.random() < 0.6 else 1.0
+    aspect = math.exp(rng.uniform(math.log(0.8), math.log(1.25)))
     win_w, win_h = width / zoom * math.sqrt(aspect), height / zoom / math.sqrt(aspect)
     x0 = rng.uniform(min(0.0, width - win_w), max(0.0, width - win_w))
     y0 = rng.uniform(min(0.0, height - win_h), max(0.0, height - win_h))
-    fill = tuple(rng.randrange(256) for _ in range(3))
-    canvas = Image.new("RGB", (max(1, round(win_w)), max(1, round(win_h))), fill)
-    canvas.paste(Image.fromarray(np.ascontiguousarray(image)), (round(-x0), round(-y0)))
-    canvas = canvas.resize((INPUT_SIZE, INPUT_SIZE), Image.BILINEAR, reducing_gap=3.0)
+    scale = INPUT_SIZE / max(win_w, win_h) * (rng.uniform(0.75, 1.0) if rng.random() < 0.2 else 1.0)
+    source = Image.fromarray(np.ascontiguousarray(image))
+    crop_box = (round(x0), round(y0), round(x0 + win_w), round(y0 + win_h))
+    out_w, out_h = max(1, round(win_w * scale)), max(1, round(win_h * scale))
+    fill = (PAD_VALUE,) * 3 if rng.random() < 0.5 else tuple(rng.randrange(256) for _ in range(3))
+    window = source.crop(crop_box) if zoom >= 1.0 else _padded_window(source, crop_box, fill)
+    window = window.resize((out_w, out_h), Image.BILINEAR, reducing_gap=3.0)
+    canvas = Image.new("RGB", (INPUT_SIZE, INPUT_SIZE), fill)
+    px, py = rng.randrange(INPUT_SIZE - out_w + 1), rng.randrange(INPUT_SIZE - out_h + 1)
+    if rng.random() < 0.5:
+        px, py = (INPUT_SIZE - out_w) // 2, (INPUT_SIZE - out_h) // 2
+    canvas.paste(window, (px, py))
     canvas = jitter_colour(canvas, rng)
-    scale = np.asarray([INPUT_SIZE / win_w, INPUT_SIZE / win_h] * 2, dtype=np.float32)
-    boxes = (boxes - np.asarray([round(x0), round(y0)] * 2, dtype=np.float32)) * scale
-    clipped = np.clip(boxes, 0, INPUT_SIZE)
+    boxes = (boxes - np.asarray([crop_box[0], crop_box[1]] * 2, dtype=np.float32)) * np.float32(
+        out_w / max(crop_box[2] - crop_box[0], 1)
+    ) + np.asarray([px, py] * 2, dtype=np.float32)
+    limits = np.asarray([px, py, px + out_w, py + out_h], dtype=np.float32)
+    clipped = np.clip(boxes, limits[[0, 1, 0, 1]], limits[[2, 3, 2, 3]])
     area = (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
     visible = (clipped[:, 2] - clipped[:, 0]) * (clipped[:, 3] - clipped[:, 1])
     keep = visible >= 0.6 * np.maximum(area, 1e-6)
     return np.asarray(canvas), clipped[keep]
+
+
+def _padded_window(source: Image.Image, box: tuple[int, int, int, int], fill: tuple) -> Image.Image:
+    """The part of ``source`` under ``box``, which may reach past its edges (filled with ``fill``)."""
+    window = Image.new("RGB", (max(1, box[2] - box[0]), max(1, box[3] - box[1])), fill)
+    window.paste(source, (-box[0], -box[1]))
+    return window
 
 
 def detector_targets(boxes: np.ndarray) -> np.ndarray:
@@ -109,20 +145,21 @@ def detector_loss(output: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
     return (pos_loss + neg_loss) / count + regression
 
 
-def evaluate_detector(model: torch.nn.Module, photos: list[Photo]) -> tuple[float, float]:
+def evaluate_detector(model: torch.nn.Module, photos: list[Photo], frozen: bool = False) -> tuple[float, float]:
     """Precision and recall (IoU >= 0.5) of the boxes on unaugmented photos."""
     model.eval()
     true_pos = predicted = labelled = 0
     with torch.no_grad():
         for photo in photos:
-            output = model(torch.from_numpy(prepare(photo.image)))[0].numpy()
-            boxes, _ = decode(output)
-            height, width = photo.image.shape[:2]
-            gt = photo.boxes * np.asarray([INPUT_SIZE / width, INPUT_SIZE / height] * 2, dtype=np.float32)
+            pixels, place = letterbox(photo.image, INPUT_SIZE)
+            boxes, _ = decode(model(torch.from_numpy(pixels))[0].numpy())
+            gt = photo.boxes * place.scale + np.asarray([place.dx, place.dy] * 2, dtype=np.float32)
             predicted += len(boxes)
             labelled += len(gt)
             true_pos += greedy_matches(boxes, gt)
     model.train()
+    if frozen:
+        freeze_batch_norm(model)
     return true_pos / max(predicted, 1), true_pos / max(labelled, 1)
 
 
@@ -140,15 +177,64 @@ def greedy_matches(pred: np.ndarray, gt: np.ndarray, min_iou: float = 0.5) -> in
         overlaps[:, j] = 0
 
 
-def train_detector(train: list[Photo], holdout: list[Photo], epochs: int, seed: int) -> torch.nn.Module:
+def load_onnx_detector(path: Path) -> TileDetector:
+    """A TileDetector holding the weights of an exported detector, to fine-tune it.
+
+    The exporter folded each batch norm into its convolution; the folded weights go into the
+    convolution and the batch norm becomes a plain bias (scale 1, statistics 0 and 1), which
+    ``freeze_batch_norm`` keeps that way while training.
+    """
+    import onnx
+    from onnx import numpy_helper
+
+    graph = onnx.load(str(path)).graph
+    weights = {i.name: torch.from_numpy(numpy_helper.to_array(i).copy()) for i in graph.initializer}
+    model = TileDetector()
+    named = {k: v for k, v in weights.items() if not k.startswith("onnx::")}
+    model.load_state_dict(named, strict=False)
+    folded = [node.input[1:] for node in graph.node if node.op_type == "Conv" and node.input[1].startswith("onnx::")]
+    blocks = [
+        m
+        for m in model.modules()
+        if isinstance(m, torch.nn.Sequential) and len(m) == 3 and isinstance(m[1], torch.nn.BatchNorm2d)
+    ]
+    if len(folded) != len(blocks):
+        raise SystemExit(f"{path}: {len(folded)} folded convolutions, the network has {len(blocks)}")
+    with torch.no_grad():
+        for (weight, bias), block in zip(folded, blocks, strict=True):
+            block[0].weight.copy_(weights[weight])
+            norm = block[1]
+            norm.weight.fill_(1.0)
+            norm.bias.copy_(weights[bias])
+            norm.running_mean.zero_()
+            norm.running_var.fill_(1.0 - norm.eps)
+    return model
+
+
+def freeze_batch_norm(model: torch.nn.Module) -> None:
+    for module in model.modules():
+        if isinstance(module, torch.nn.BatchNorm2d):
+            module.eval()
+
+
+def train_detector(
+    train: list[Photo], holdout: list[Photo], checks: list[Photo], epochs: int, seed: int, init: Path | None
+) -> torch.nn.Module:
+    """Train on photos and scenes; print precision/recall on held-out photos and check scenes.
+
+    With ``init`` (an exported detector) the network starts from those weights, batch norms fixed.
+    """
     rng = random.Random(seed)
     torch.manual_seed(seed)
-    model = TileDetector()
-    optimiser = torch.optim.AdamW(model.parameters(), lr=2e-3, weight_decay=1e-4)
+    model = load_onnx_detector(init) if init is not None else TileDetector()
+    lr = 2e-3 if init is None else 1e-3
+    optimiser = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
     batch_size = 16
     steps = epochs * math.ceil(len(train) / batch_size)
-    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=2e-3, total_steps=steps, pct_start=0.1)
-    best, best_state = -1.0, None
+    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=lr, total_steps=steps, pct_start=0.1)
+    model.train()
+    if init is not None:
+        freeze_batch_norm(model)
     for epoch in range(epochs):
         start = time.time()
         order = list(range(len(train)))
@@ -165,35 +251,48 @@ def train_detector(train: list[Photo], holdout: list[Photo], epochs: int, seed: 
             schedule.step()
             total += loss.item()
         line = f"detector epoch {epoch + 1}/{epochs} loss {total:.2f} ({time.time() - start:.0f}s)"
-        if (holdout and (epoch + 1) % 5 == 0) or epoch + 1 == epochs:
-            precision, recall = evaluate_detector(model, holdout) if holdout else (0.0, 0.0)
-            line += f" hold-out precision {precision:.3f} recall {recall:.3f}"
-            score = 2 * precision * recall / max(precision + recall, 1e-9)
-            if not holdout or score >= best:
-                best, best_state = score, {k: v.clone() for k, v in model.state_dict().items()}
+        if (epoch + 1) % 4 == 0 or epoch + 1 == epochs:
+            precision, recall = evaluate_detector(model, checks, init is not None)
+            line += f" check scenes precision {precision:.3f} recall {recall:.3f}"
+            if holdout:
+                precision, recall = evaluate_detector(model, holdout, init is not None)
+                line += f" hold-out photos precision {precision:.3f} recall {recall:.3f}"
         print(line, flush=True)
-    if best_state is not None:
-        model.load_state_dict(best_state)
     return model
 
 
 # ---------------------------------------------------------------- classifier
 
+UNKNOWN = -1.0  # orientation label of a crop whose tile's top is not known (or that holds no tile)
 
-def tile_crop(image: Image.Image, box: np.ndarray, rng: random.Random, jitter: float) -> np.ndarray:
-    """A crop as the run-time classifier would see it, with the box edges moved at random."""
+
+def tile_crop(
+    image: Image.Image, box: np.ndarray, rng: random.Random, jitter: float, up: float | None
+) -> tuple[np.ndarray, float]:
+    """A crop as the run-time classifier would see it (box edges moved at random, any way up),
+    and its orientation label: 1 upright, 0 upside down, UNKNOWN.
+
+    ``up`` is the angle of the tile's top in the photo; None means "standing upright", which is
+    what the real photos show, but only for boxes that stand up.
+    """
     x0, y0, x1, y1 = (float(v) for v in box)
     w, h = x1 - x0, y1 - y0
     x0 += rng.gauss(0, jitter) * w
     x1 += rng.gauss(0, jitter) * w
     y0 += rng.gauss(0, jitter) * h
     y1 += rng.gauss(0, jitter) * h
-    crop = image.crop((round(x0), round(y0), max(round(x1), round(x0) + 2), max(round(y1), round(y0) + 2)))
-    if (x1 - x0) > SIDEWAYS_RATIO * (y1 - y0):
-        crop = crop.transpose(Image.Transpose.ROTATE_90 if rng.random() < 0.5 else Image.Transpose.ROTATE_270)
-    elif rng.random() < 0.5:
+    moved = np.asarray([x0, y0, max(x1, x0 + 2), max(y1, y0 + 2)])
+    crop = image.crop(tuple(round(v) for v in moved))
+    top = np.asarray([math.cos(up), math.sin(up)]) if up is not None else np.asarray([0.0, -1.0])
+    known = up is not None or not is_sideways(moved)
+    if is_sideways(moved):
+        crop = crop.transpose(Image.Transpose.ROTATE_90)
+        top = np.asarray([top[1], -top[0]])
+    if rng.random() < 0.5:
         crop = crop.transpose(Image.Transpose.ROTATE_180)
-    return np.asarray(crop.resize((CROP_WIDTH, CROP_HEIGHT), Image.BILINEAR, reducing_gap=3.0))
+        top = -top
+    pixels = crop.resize((CROP_WIDTH, CROP_HEIGHT), Image.BILINEAR, reducing_gap=3.0)
+    return np.asarray(pixels), (float(top[1] < 0) if known else UNKNOWN)
 
 
 def background_boxes(photo: Photo, rng: random.Random, count: int) -> list[np.ndarray]:
@@ -212,76 +311,149 @@ def background_boxes(photo: Photo, rng: random.Random, count: int) -> list[np.nd
     return found
 
 
-def classifier_epoch_data(photos: list[Photo], rng: random.Random, augment: bool) -> tuple[np.ndarray, np.ndarray]:
-    crops, labels = [], []
+def crops_of(
+    photos: list[Photo], rng: random.Random, jitter: float, copies: int, colour: bool
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Crops, class labels and orientation labels of every labelled tile, and some background."""
+    crops, labels, upright = [], [], []
     for photo in photos:
         image = Image.fromarray(photo.image)
-        if augment:
+        if colour:
             image = jitter_colour(image, rng)
-        for box, label in zip(photo.boxes, photo.classes, strict=True):
-            crops.append(tile_crop(image, box, rng, 0.07 if augment else 0.0))
-            labels.append(int(label))
-        for box in background_boxes(photo, rng, 4):
-            crops.append(tile_crop(image, box, rng, 0.0))
+        ups = photo.ups if photo.ups is not None else [None] * len(photo.boxes)
+        for box, label, up in zip(photo.boxes, photo.classes, ups, strict=True):
+            for _ in range(copies):
+                crop, orientation = tile_crop(image, box, rng, jitter, None if up is None else float(up))
+                if rng.random() < 0.25:  # a tile only 16-30 pixels tall
+                    small = rng.randrange(16, 31)
+                    crop = np.asarray(
+                        Image.fromarray(crop)
+                        .resize((max(6, small * 3 // 4), small), Image.BILINEAR)
+                        .resize((CROP_WIDTH, CROP_HEIGHT), Image.BILINEAR)
+                    )
+                crops.append(crop)
+                labels.append(int(label))
+                upright.append(orientation if label != NOT_SUITED else UNKNOWN)
+        for box in background_boxes(photo, rng, 3):
+            crops.append(tile_crop(image, box, rng, 0.0, None)[0])
             labels.append(NOT_SUITED)
-    return np.stack(crops), np.asarray(labels, dtype=np.int64)
+            upright.append(UNKNOWN)
+    return np.stack(crops), np.asarray(labels, dtype=np.int64), np.asarray(upright, dtype=np.float32)
+
+
+def light(crops: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Cheap per-crop light changes for each epoch: gain per channel, contrast, offset."""
+    count = len(crops)
+    gain = rng.uniform(0.75, 1.25, (count, 1, 1, 3)) * rng.uniform(0.7, 1.3, (count, 1, 1, 1))
+    mean = crops.mean(axis=(1, 2, 3), keepdims=True)
+    contrast = rng.uniform(0.7, 1.3, (count, 1, 1, 1))
+    out = (crops.astype(np.float32) - mean) * contrast + mean
+    return np.clip(out * gain + rng.normal(0, 8, (count, 1, 1, 1)), 0, 255).astype(np.uint8)
 
 
 def to_tensor(crops: np.ndarray) -> torch.Tensor:
     return torch.from_numpy(crops).permute(0, 3, 1, 2).float() / 255
 
 
-def evaluate_classifier(model: torch.nn.Module, crops: np.ndarray, labels: np.ndarray) -> float:
+def predict_logits(model: torch.nn.Module, crops: np.ndarray) -> torch.Tensor:
     model.eval()
     with torch.no_grad():
-        predicted = torch.cat([model(to_tensor(crops[i : i + 512])).argmax(1) for i in range(0, len(crops), 512)])
+        out = torch.cat([model(to_tensor(crops[i : i + 512])) for i in range(0, len(crops), 512)])
     model.train()
-    return float((predicted.numpy() == labels).mean())
+    return out
 
 
-def train_classifier(train: list[Photo], holdout: list[Photo], epochs: int, seed: int) -> torch.nn.Module:
+def accuracy(logits: torch.Tensor, labels: np.ndarray) -> float:
+    return float((logits[:, :NUM_CLASSES].argmax(1).numpy() == labels).mean())
+
+
+def classifier_loss(output: torch.Tensor, labels: torch.Tensor, upright: torch.Tensor) -> torch.Tensor:
+    """Cross-entropy on the class, plus the upright/upside-down logit where the label is known."""
+    loss = torch.nn.functional.cross_entropy(output[:, :NUM_CLASSES], labels, label_smoothing=0.05)
+    known = upright >= 0
+    if known.any():
+        loss = loss + 0.5 * torch.nn.functional.binary_cross_entropy_with_logits(
+            output[known, NUM_CLASSES], upright[known]
+        )
+    return loss
+
+
+def fit_temperature(logits: torch.Tensor, labels: np.ndarray) -> float:
+    """The temperature that makes the class probabilities honest on held-out crops (least NLL)."""
+    target = torch.from_numpy(labels)
+    scores = logits[:, :NUM_CLASSES]
+    best = min((torch.nn.functional.cross_entropy(scores / t, target).item(), t) for t in np.arange(0.5, 4.01, 0.05))
+    return float(best[1])
+
+
+def train_classifier(
+    real: list[Photo],
+    holdout: list[Photo],
+    scenes: list[Photo],
+    checks: list[Photo],
+    epochs: int,
+    seed: int,
+    copies: int,
+) -> tuple[torch.nn.Module, float]:
+    """Train on real photos and rendered scenes; return the model and its fitted temperature.
+
+    ``checks`` are scenes of the training designs rendered with another seed: printed each epoch
+    and, with the real hold-out (if any), used to fit the temperature.
+    """
     rng = random.Random(seed)
+    np_rng = np.random.default_rng(seed)
     torch.manual_seed(seed)
     model = TileClassifier()
-    test_crops, test_labels = (
-        classifier_epoch_data(holdout, random.Random(0), augment=False) if holdout else (None, None)
-    )
+    scene_crops, scene_labels, scene_up = crops_of(scenes, rng, 0.06, copies, colour=False)
+    print(f"{len(scene_crops)} scene crops", flush=True)
+    check_crops, check_labels, _ = crops_of(checks, random.Random(0), 0.0, 1, colour=False)
+    real_checks = crops_of(holdout, random.Random(0), 0.0, 1, colour=False) if holdout else None
     batch_size = 64
-    first_crops, first_labels = classifier_epoch_data(train, rng, augment=True)
-    steps = epochs * math.ceil(len(first_crops) / batch_size)
+    per_epoch = len(scene_crops) + len(crops_of(real[:20], random.Random(0), 0.0, 1, False)[0]) * len(real) // 20
+    steps = epochs * math.ceil(per_epoch * 1.1 / batch_size)
     optimiser = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=5e-4)
-    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=3e-3, total_steps=steps + epochs, pct_start=0.15)
-    loss_fn = torch.nn.CrossEntropyLoss(label_smoothing=0.05)
-    best, best_state = -1.0, None
+    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=3e-3, total_steps=steps, pct_start=0.15)
     for epoch in range(epochs):
         start = time.time()
-        crops, labels = (first_crops, first_labels) if epoch == 0 else classifier_epoch_data(train, rng, True)
+        real_crops, real_labels, real_up = crops_of(real, rng, 0.07, 1, colour=True)
+        crops = np.concatenate([real_crops, light(scene_crops, np_rng)])
+        labels = np.concatenate([real_labels, scene_labels])
+        upright = np.concatenate([real_up, scene_up])
+        flip = np_rng.random(len(crops)) < 0.5  # upside down: the orientation label flips too
+        crops[flip] = crops[flip][:, ::-1, ::-1]
+        upright[flip & (upright >= 0)] = 1 - upright[flip & (upright >= 0)]
         order = torch.randperm(len(crops))
         total = 0.0
         for first in range(0, len(order), batch_size):
+            if schedule.last_epoch + 1 >= steps:
+                break
             index = order[first : first + batch_size].numpy()
-            loss = loss_fn(model(to_tensor(crops[index])), torch.from_numpy(labels[index]))
+            loss = classifier_loss(
+                model(to_tensor(crops[index])), torch.from_numpy(labels[index]), torch.from_numpy(upright[index])
+            )
             optimiser.zero_grad()
             loss.backward()
             optimiser.step()
             schedule.step()
             total += loss.item()
         line = f"classifier epoch {epoch + 1}/{epochs} loss {total:.1f} ({time.time() - start:.0f}s)"
-        if test_crops is not None:
-            accuracy = evaluate_classifier(model, test_crops, test_labels)
-            line += f" hold-out accuracy {accuracy:.4f}"
-            if accuracy >= best:
-                best, best_state = accuracy, {k: v.clone() for k, v in model.state_dict().items()}
+        line += f" check scenes {accuracy(predict_logits(model, check_crops), check_labels):.4f}"
+        if real_checks is not None:
+            line += f" hold-out photos {accuracy(predict_logits(model, real_checks[0]), real_checks[1]):.4f}"
         print(line, flush=True)
-    if best_state is not None:
-        model.load_state_dict(best_state)
-    return model
+    logits, labels = predict_logits(model, check_crops), check_labels
+    if real_checks is not None:
+        logits = torch.cat([logits, predict_logits(model, real_checks[0])])
+        labels = np.concatenate([labels, real_checks[1]])
+    temperature = fit_temperature(logits, labels)
+    print(f"temperature {temperature:.2f}", flush=True)
+    return model, temperature
 
 
 # ---------------------------------------------------------------- export
 
 
-def export(model: torch.nn.Module, example: torch.Tensor, path: Path, dynamic_batch: bool) -> None:
+def export(model: torch.nn.Module, example: torch.Tensor, path: Path, dynamic: dict) -> None:
     model.eval()
     path.parent.mkdir(parents=True, exist_ok=True)
     torch.onnx.export(
@@ -290,7 +462,7 @@ def export(model: torch.nn.Module, example: torch.Tensor, path: Path, dynamic_ba
         str(path),
         input_names=["image"],
         output_names=["output"],
-        dynamic_axes={"image": {0: "n"}, "output": {0: "n"}} if dynamic_batch else None,
+        dynamic_axes=dynamic,
         opset_version=17,
         dynamo=False,
     )
@@ -305,25 +477,44 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--all", action="store_true", help="train on the hold-out photos too")
     parser.add_argument("--out", type=Path, default=MODELS)
-    parser.add_argument("--synthetic", type=int, default=0, help="rendered photos to add to training")
-    parser.add_argument("--threads", type=int, default=torch.get_num_threads())
+    parser.add_argument("--scenes", type=int, default=None, help="rendered scenes to train on")
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--copies", type=int, default=1, help="classifier: crops of each rendered tile")
+    parser.add_argument("--init", type=Path, default=None, help="detector: start from this exported detector")
     args = parser.parse_args()
     if args.data.resolve().name == "test" or "test" in args.data.resolve().parts[-2:]:
         parser.error("the test photos are for evaluation only")
     torch.set_num_threads(args.threads)
     photos = load_split(args.data)
     holdout = [] if args.all else [p for p in photos if is_holdout(p.name)]
-    train = photos if args.all else [p for p in photos if not is_holdout(p.name)]
-    synth_rng = random.Random(args.seed + 1000)
-    train += [synthetic_photo(synth_rng, i) for i in range(args.synthetic)]
-    print(f"{len(train)} training photos ({args.synthetic} rendered), {len(holdout)} held out", flush=True)
+    real = photos if args.all else [p for p in photos if not is_holdout(p.name)]
     start = time.time()
     if args.stage == "detector":
-        model = train_detector(train, holdout, args.epochs or 60, args.seed)
-        export(model, torch.zeros(1, 3, INPUT_SIZE, INPUT_SIZE), args.out / "detector.onnx", False)
+        scenes = render_scenes(args.scenes if args.scenes is not None else 300, args.seed * 1000 + 1, 480)
+        checks = render_scenes(40, args.seed * 1000 + 2, 480)
+        if args.init is not None:
+            model = load_onnx_detector(args.init).eval()
+            pixels = torch.rand(1, 3, INPUT_SIZE, INPUT_SIZE)
+            import onnxruntime
+
+            reference = onnxruntime.InferenceSession(str(args.init)).run(None, {"image": pixels.numpy()})[0]
+            with torch.no_grad():
+                print(f"loaded {args.init}: largest difference {np.abs(model(pixels).numpy() - reference).max():.2e}")
+        print(f"{len(real)} photos and {len(scenes)} scenes, {len(holdout)} photos held out", flush=True)
+        model = train_detector(real + scenes, holdout, checks, args.epochs or 16, args.seed, args.init)
+        dynamic = {"image": {2: "height", 3: "width"}, "output": {2: "rows", 3: "columns"}}
+        export(model, torch.zeros(1, 3, INPUT_SIZE, INPUT_SIZE), args.out / "detector.onnx", dynamic)
     else:
-        model = train_classifier(train, holdout, args.epochs or 20, args.seed)
-        export(model, torch.zeros(1, 3, CROP_HEIGHT, CROP_WIDTH), args.out / "classifier.onnx", True)
+        scenes = render_scenes(args.scenes if args.scenes is not None else 300, args.seed * 1000 + 3, 720)
+        checks = render_scenes(60, args.seed * 1000 + 4, 720)
+        print(f"{len(real)} photos and {len(scenes)} scenes, {len(holdout)} photos held out", flush=True)
+        model, temperature = train_classifier(real, holdout, scenes, checks, args.epochs or 4, args.seed, args.copies)
+        export(
+            Calibrated(model, temperature),
+            torch.zeros(1, 3, CROP_HEIGHT, CROP_WIDTH),
+            args.out / "classifier.onnx",
+            {"image": {0: "n"}, "output": {0: "n"}},
+        )
     print(f"trained in {time.time() - start:.0f}s")
     return 0
 

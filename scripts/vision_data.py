@@ -30,6 +30,8 @@ class Photo:
     image: np.ndarray  # H x W x 3 uint8
     boxes: np.ndarray  # N x 4 float32, pixels
     classes: np.ndarray  # N int64, 0..26 suited tile, NOT_SUITED otherwise
+    ups: np.ndarray | None = None  # N float32: the angle (atan2) of each tile's top, None = all upright
+    hand: np.ndarray | None = None  # N bool: part of the hand (not a discard); None = all
 
 
 def is_holdout(name: str) -> bool:
@@ -51,9 +53,7 @@ def load_split(split_dir: Path) -> list[Photo]:
             if len(parts) != 5:
                 continue
             cx, cy, w, h = (float(v) for v in parts[1:])
-            boxes.append(
-                [(cx - w / 2) * width, (cy - h / 2) * height, (cx + w / 2) * width, (cy + h / 2) * height]
-            )
+            boxes.append([(cx - w / 2) * width, (cy - h / 2) * height, (cx + w / 2) * width, (cy + h / 2) * height])
             classes.append(class_of_notation(mapping[parts[0]]))
         photos.append(
             Photo(
@@ -76,9 +76,7 @@ def jitter_colour(image: Image.Image, rng: random.Random) -> Image.Image:
     pixels = np.asarray(image, dtype=np.float32)
     pixels = pixels * np.asarray([rng.uniform(0.85, 1.15) for _ in range(3)], dtype=np.float32)
     if rng.random() < 0.3:
-        pixels = pixels + np.random.default_rng(rng.randrange(1 << 30)).normal(
-            0, rng.uniform(2, 8), pixels.shape
-        )
+        pixels = pixels + np.random.default_rng(rng.randrange(1 << 30)).normal(0, rng.uniform(2, 8), pixels.shape)
     return Image.fromarray(np.clip(pixels, 0, 255).astype(np.uint8))
 
 

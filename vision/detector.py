@@ -1,10 +1,15 @@
 """Stage one: where are the tiles? A small CenterNet-style network run with onnxruntime.
 
-The network sees the photo squashed to ``INPUT_SIZE`` square (the training photos were
-squashed the same way by their exporter, so tile shapes match what it learned) and answers, on
-a grid of stride ``STRIDE``, how likely each cell is a tile centre, plus the tile's size and
-the centre's sub-cell offset. Peaks of that heat map become boxes; overlapping boxes are
-merged by non-maximum suppression.
+The photo keeps its shape: it is scaled so that its longer side fits the input square and the
+rest is padded ("letterbox"), so a 10:1 strip of tiles keeps tiles of a normal shape. The
+network answers, on a grid of stride ``STRIDE``, how likely each cell is a tile centre, plus
+the tile's size and the centre's sub-cell offset; peaks of that heat map become boxes and
+overlapping boxes are merged by non-maximum suppression.
+
+Tiles may fill anything from 2% to all of the picture's height, more than one scale of one
+network sees well, so ``detect`` looks again when the first look finds tiles near the edge of
+the range it was trained for: at twice the size when they are tiny (or there were none), at
+half the size when they are huge. Each look keeps only the boxes of the sizes it reads well.
 """
 
 from __future__ import annotations
@@ -19,6 +24,10 @@ STRIDE = 4
 SIZE_UNIT = 16.0  # the network predicts log(size / SIZE_UNIT), size in input pixels
 PEAK_THRESHOLD = 0.3
 NMS_IOU = 0.45
+PAD_VALUE = 114
+# Tile long sides (input pixels) each look keeps; the base look reads 12..170 px well.
+SMALL_TILES = 18.0  # below this median, look again at twice the size
+LARGE_TILES = 120.0  # above this median, look again at half the size
 
 
 @dataclass(frozen=True)
@@ -29,10 +38,34 @@ class Detections:
     scores: np.ndarray
 
 
+@dataclass(frozen=True)
+class Letterbox:
+    """Where the photo sits in the network input: input = photo * scale + (dx, dy)."""
+
+    scale: float
+    dx: int
+    dy: int
+
+
+def letterbox(image: np.ndarray, size: int, fit: float = 1.0) -> tuple[np.ndarray, Letterbox]:
+    """The network input for an H x W x 3 uint8 photo, its longer side ``fit`` x ``size``, centred.
+
+    Returns 1 x 3 x size x size float32 in [0, 1] and how to map input pixels back to the photo.
+    """
+    height, width = image.shape[:2]
+    scale = fit * size / max(height, width)
+    new_w, new_h = max(1, round(width * scale)), max(1, round(height * scale))
+    resized = Image.fromarray(image).resize((new_w, new_h), Image.BILINEAR, reducing_gap=3.0)
+    canvas = Image.new("RGB", (size, size), (PAD_VALUE,) * 3)
+    dx, dy = (size - new_w) // 2, (size - new_h) // 2
+    canvas.paste(resized, (dx, dy))
+    pixels = (np.asarray(canvas, dtype=np.float32) / 255.0).transpose(2, 0, 1)[None]
+    return np.ascontiguousarray(pixels), Letterbox(scale, dx, dy)
+
+
 def prepare(image: np.ndarray) -> np.ndarray:
-    """The network input for an H x W x 3 uint8 photo: 1 x 3 x S x S float32 in [0, 1]."""
-    resized = Image.fromarray(image).resize((INPUT_SIZE, INPUT_SIZE), Image.BILINEAR, reducing_gap=3.0)
-    return (np.asarray(resized, dtype=np.float32) / 255.0).transpose(2, 0, 1)[None]
+    """The base look's network input for a photo (see ``letterbox``)."""
+    return letterbox(image, INPUT_SIZE)[0]
 
 
 def decode(output: np.ndarray, threshold: float | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -43,13 +76,13 @@ def decode(output: np.ndarray, threshold: float | None = None) -> tuple[np.ndarr
     neighbourhood = np.lib.stride_tricks.sliding_window_view(padded, (3, 3)).max(axis=(2, 3))
     ys, xs = np.nonzero((heat >= neighbourhood) & (heat >= threshold))
     scores = heat[ys, xs]
-    width = np.exp(output[1, ys, xs]) * SIZE_UNIT
-    height = np.exp(output[2, ys, xs]) * SIZE_UNIT
+    width = np.exp(np.clip(output[1, ys, xs], -5, 5)) * SIZE_UNIT
+    height = np.exp(np.clip(output[2, ys, xs], -5, 5)) * SIZE_UNIT
     cx = (xs + output[3, ys, xs]) * STRIDE
     cy = (ys + output[4, ys, xs]) * STRIDE
     boxes = np.stack([cx - width / 2, cy - height / 2, cx + width / 2, cy + height / 2], axis=1)
     keep = non_maximum_suppression(boxes, scores, NMS_IOU)
-    return boxes[keep].astype(np.float32), scores[keep].astype(np.float32)
+    return boxes[keep].astype(np.float32).reshape(-1, 4), scores[keep].astype(np.float32)
 
 
 def iou_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -77,13 +110,50 @@ def non_maximum_suppression(boxes: np.ndarray, scores: np.ndarray, max_iou: floa
     return kept
 
 
-def detect(session, image: np.ndarray, threshold: float | None = None) -> Detections:
-    """Run the detector session on a photo and return boxes in the photo's own pixels."""
-    output = session.run(None, {session.get_inputs()[0].name: prepare(image)})[0][0]
+def _input_size(session) -> int | None:
+    """The fixed input side of the session, or None if it takes any size."""
+    side = session.get_inputs()[0].shape[-1]
+    return side if isinstance(side, int) else None
+
+
+def _look(session, image: np.ndarray, size: int, fit: float, threshold: float | None) -> Detections:
+    """One pass at one scale; boxes in the photo's pixels."""
+    pixels, place = letterbox(image, size, fit)
+    output = session.run(None, {session.get_inputs()[0].name: pixels})[0][0]
     boxes, scores = decode(output, threshold)
+    boxes = (boxes - np.asarray([place.dx, place.dy] * 2, dtype=np.float32)) / place.scale
     height, width = image.shape[:2]
-    scale = np.asarray([width, height, width, height], dtype=np.float32) / INPUT_SIZE
-    boxes = boxes * scale
     boxes[:, [0, 2]] = np.clip(boxes[:, [0, 2]], 0, width)
     boxes[:, [1, 3]] = np.clip(boxes[:, [1, 3]], 0, height)
     return Detections(boxes, scores)
+
+
+def _long_sides(boxes: np.ndarray) -> np.ndarray:
+    return np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])
+
+
+def detect(session, image: np.ndarray, threshold: float | None = None) -> Detections:
+    """Find the tiles of a photo at the scale(s) that suit them; boxes in the photo's own pixels."""
+    base = _look(session, image, INPUT_SIZE, 1.0, threshold)
+    to_input = INPUT_SIZE / max(image.shape[:2])
+    sides = _long_sides(base.boxes) * to_input
+    median = float(np.median(sides)) if len(sides) else 0.0
+    looks = [(base, 1.0)]
+    fixed = _input_size(session)
+    if (not len(sides) or median < SMALL_TILES) and fixed is None and max(image.shape[:2]) > INPUT_SIZE:
+        looks.append((_look(session, image, 2 * INPUT_SIZE, 1.0, threshold), 2.0))
+    if not len(sides) or median > LARGE_TILES:
+        looks.append((_look(session, image, INPUT_SIZE, 0.5, threshold), 0.5))
+    if len(looks) == 1:
+        return base
+    boxes, scores = [], []
+    for found, zoom in looks:
+        size = _long_sides(found.boxes) * to_input * zoom  # long sides in that look's input pixels
+        keep = (size >= 12) & (size <= 170)
+        if zoom == 1.0 and len(looks) > 1:
+            keep &= (size >= SMALL_TILES) if any(z > 1 for _, z in looks) else (size <= LARGE_TILES)
+        boxes.append(found.boxes[keep])
+        scores.append(found.scores[keep])
+    all_boxes, all_scores = np.concatenate(boxes), np.concatenate(scores)
+    kept = non_maximum_suppression(all_boxes, all_scores, NMS_IOU)
+    return Detections(all_boxes[kept].reshape(-1, 4), all_scores[kept])

@@ -6,6 +6,10 @@ neighbour of a tile is the next tile in that row, because tiles are narrower tha
 centres are turned so that the rows run horizontally, then cut into rows where the vertical gap
 between consecutive centres is large. A row that runs straight down the picture (a phone held
 sideways without orientation data) is read top to bottom.
+
+When the classifier can tell which way up the tiles stand, the picture is first turned by
+quarter turns so that the tiles stand upright (``upright_turns``, ``turn_boxes``): a row
+photographed from across the table, upside down, then reads as its player sees it.
 """
 
 from __future__ import annotations
@@ -25,6 +29,41 @@ def row_angle(centres: np.ndarray) -> float:
     doubled = 2 * np.arctan2(vectors[:, 1], vectors[:, 0])
     angle = np.arctan2(np.sin(doubled).sum(), np.cos(doubled).sum()) / 2
     return float(angle + np.pi if angle <= -np.pi / 2 else angle)
+
+
+def upright_turns(ups: np.ndarray, min_agreement: float = 0.5) -> int:
+    """Quarter turns (counter-clockwise) that make tiles whose tops point along ``ups`` stand upright.
+
+    ``ups`` is N x 2, each tile's top direction in picture coordinates (y down) weighted by how
+    sure it is. The turn is the one the tiles agree on; without clear agreement (the summed
+    direction shorter than ``min_agreement`` of the weights) no turn is made.
+
+    >>> upright_turns(np.array([[0.0, 1.0], [0.1, 0.9]])), upright_turns(np.array([[1.0, 0.0]]))
+    (2, 1)
+    """
+    if len(ups) == 0:
+        return 0
+    total = ups.sum(axis=0)
+    weight = float(np.linalg.norm(ups, axis=1).sum())
+    if weight == 0 or float(np.linalg.norm(total)) < min_agreement * weight:
+        return 0
+    x, y = total
+    if abs(y) >= abs(x):
+        return 0 if y < 0 else 2
+    return 1 if x > 0 else 3
+
+
+def turn_boxes(boxes: np.ndarray, turns: int, width: float, height: float) -> np.ndarray:
+    """Boxes (x0 y0 x1 y1) in the picture turned ``turns`` quarter turns counter-clockwise.
+
+    >>> turn_boxes(np.array([[0.0, 0.0, 10.0, 20.0]]), 1, 100, 50).tolist()
+    [[0.0, 90.0, 20.0, 100.0]]
+    """
+    for _ in range(turns % 4):
+        x0, y0, x1, y1 = boxes.T
+        boxes = np.stack([y0, width - x1, y1, width - x0], axis=1)
+        width, height = height, width
+    return boxes
 
 
 def reading_order(boxes: np.ndarray) -> list[tuple[int, int]]:

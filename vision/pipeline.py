@@ -16,11 +16,11 @@ from PIL import Image
 
 from engine.tiles import Tile, tile_name
 from vision.classes import NOT_SUITED
-from vision.classifier import classify, crop_tile
+from vision.classifier import classify_with_orientation, crop_tile, is_sideways
 from vision.detector import detect
 from vision.errors import VisionError
 from vision.image import decode_image
-from vision.layout import hand_members, reading_order
+from vision.layout import hand_members, reading_order, turn_boxes, upright_turns
 
 MODELS = Path(__file__).resolve().parent / "models"
 LOW_CONFIDENCE = 0.8
@@ -98,12 +98,13 @@ def recognize_pixels(image: np.ndarray) -> Recognition:
         raise VisionError("no_tiles", "no mahjong tiles were found in the photo")
     photo = Image.fromarray(image)
     crops = np.stack([crop_tile(photo, box) for box in found.boxes])
-    probabilities = classify(classifier, crops)
+    probabilities, upright = classify_with_orientation(classifier, crops)
     classes = probabilities.argmax(axis=1)
     suited = np.nonzero((classes != NOT_SUITED) & hand_members(found.boxes))[0]
     if len(suited) == 0:
         raise VisionError("no_tiles", f"{len(found.boxes)} tiles were found but none is a suited tile (万, 筒 or 条)")
     boxes = found.boxes[suited]
+    turns = upright_turns(np.stack([tile_top(box, p) for box, p in zip(boxes, upright[suited], strict=True)]))
     tiles = tuple(
         RecognizedTile(
             tile=int(classes[suited[i]]),
@@ -111,9 +112,19 @@ def recognize_pixels(image: np.ndarray) -> Recognition:
             box=tuple(float(v) for v in boxes[i]),
             row=row,
         )
-        for i, row in reading_order(boxes)
+        for i, row in reading_order(turn_boxes(boxes, turns, width, height))
     )
     return Recognition(tiles, ignored=len(found.boxes) - len(suited), width=width, height=height)
+
+
+def tile_top(box: np.ndarray, upright: float) -> np.ndarray:
+    """Which way the top of a tile points in the photo, scaled by how sure the classifier is.
+
+    An upright crop of a box standing up has its top up; a sideways box was turned a quarter
+    counter-clockwise for the classifier, so an upright crop there means the top points right.
+    """
+    sureness = 2 * upright - 1  # +1 upright, -1 upside down, 0 unknown
+    return np.asarray([sureness, 0.0]) if is_sideways(box) else np.asarray([0.0, -sureness])
 
 
 def recognize(image_bytes: bytes) -> Recognition:
