@@ -8,7 +8,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from contextlib import AbstractAsyncContextManager
 from datetime import UTC, date, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 import aiosqlite
 
@@ -21,8 +21,10 @@ from storage.models import (
     TransferLike,
     User,
 )
+from storage.onehop import Body, thread_hop
 
 Clock = Callable[[], datetime]
+T = TypeVar("T")
 SEATS = 4
 
 
@@ -48,7 +50,7 @@ class SqliteBase:
         self._db = db
         self._clock = clock
         self._chat_defaults = chat_defaults  # (language, time zone) of a chat seen for the first time
-        self._committer = GroupCommitter(db, max_batch)
+        self._committer = GroupCommitter(db, max_batch, hop=thread_hop(db))
 
     # -- plumbing -------------------------------------------------------------------------
     def _tx(self) -> AbstractAsyncContextManager[aiosqlite.Connection]:
@@ -57,6 +59,12 @@ class SqliteBase:
         Reads are units too: the connection is shared, and a read between another unit's
         statements would see its uncommitted rows."""
         return self._committer.unit()
+
+    async def _run(self, body: Body[T]) -> T:
+        """``body(connection)`` as one unit of work, like ``_tx``; on SQLite it runs whole on the
+        database thread, in one hop with its transaction (see storage/onehop.py). The body
+        awaits only the connection's calls."""
+        return await self._committer.run(body)
 
     def _now_ms(self) -> int:
         return days.to_ms(self._clock())

@@ -67,8 +67,10 @@ class TablesAndHands(SqliteBase):
             return await self._table(db, table_id)  # type: ignore[arg-type]
 
     async def get_table(self, table_id: int) -> Table:
-        async with self._tx() as db:
+        async def unit(db: aiosqlite.Connection) -> Table:
             return await self._table(db, table_id)
+
+        return await self._run(unit)
 
     async def set_seat(self, table_id: int, seat: int, player_id: int | None) -> Table:
         _check_seat(seat)
@@ -94,7 +96,7 @@ class TablesAndHands(SqliteBase):
             return await self._table(db, table_id)
 
     async def set_table_message(self, table_id: int, message_id: int | None, seat: int | None = None) -> Table:
-        async with self._tx() as db:
+        async def unit(db: aiosqlite.Connection) -> Table:
             await self._table(db, table_id)
             if seat is None:
                 await db.execute("UPDATE tables SET message_id = ? WHERE id = ?", (message_id, table_id))
@@ -105,6 +107,8 @@ class TablesAndHands(SqliteBase):
                     (message_id, table_id, seat),
                 )
             return await self._table(db, table_id)
+
+        return await self._run(unit)
 
     async def open_tables(self, chat_id: int | None = None) -> list[Table]:
         async with self._tx() as db:
@@ -184,7 +188,7 @@ class TablesAndHands(SqliteBase):
         result_json = None if result is None else canonical_json(result)
         if not isinstance(seq, int) or seq < 0:
             raise InvalidWrite(f"sequence number must be a whole number >= 0, not {seq!r}")
-        async with self._tx() as db:
+        async def unit(db: aiosqlite.Connection) -> AppendResult:
             head = await self._one(db, _APPEND_HEAD, {"hand": hand_id, "seq": seq})
             if head is None:
                 raise NotFound(f"no hand {hand_id}")
@@ -215,6 +219,8 @@ class TablesAndHands(SqliteBase):
                     (owe, chat_id, now),
                 )
             return AppendResult(AppendOutcome.WRITTEN, seq)
+
+        return await self._run(unit)
 
     async def void_hand(self, hand_id: int, reason: str) -> Hand:
         async with self._tx() as db:

@@ -97,12 +97,14 @@ class Scorekeeping(SqliteBase):
 
     async def add_record(self, session_id: int, record: JSON, transfers: Sequence[TransferLike]) -> ScoreRecord:
         record_json = canonical_json(record)
-        async with self._tx() as db:
+        async def unit(db: aiosqlite.Connection) -> ScoreRecord:
             session = await self._open_session(db, session_id)
             rows = seat_rows(transfers, list(session.seats))
             record_id, seq, now = await self._insert_record(db, session, record_json, None)
             await self._book(db, session.chat_id, rows, now, record_id=record_id)
             return ScoreRecord(record_id, session_id, seq, json.loads(record_json), days.from_ms(now))
+
+        return await self._run(unit)
 
     async def undo_last_record(self, session_id: int) -> ScoreRecord | None:
         async with self._tx() as db:
