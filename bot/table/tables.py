@@ -19,7 +19,7 @@ from telegram.ext import ContextTypes, JobQueue
 
 from bot.i18n import supported
 from bot.table.presenter import TelegramPresenter
-from bot.table.runner import Limits, SeatPlayer, TableRunner
+from bot.table.runner import Limits, SeatPlayer, TableRunner, settlement_key
 from engine.actions import Action, GameError
 from engine.game import Game
 from engine.rules import RuleSet
@@ -29,6 +29,8 @@ from storage.models import Hand, PlayerKind, Table, TableStatus
 log = logging.getLogger(__name__)
 
 COMPUTER_NAMES = ("AI-1", "AI-2", "AI-3", "AI-4")
+ORPHAN_POLL_SECONDS = 0.5
+ORPHAN_GRACE_SECONDS = 3.0
 
 
 class JobQueueScheduler:
@@ -73,6 +75,8 @@ class Tables:
         self.runners: dict[int, TableRunner] = {}
         self._chat_locks: dict[int, asyncio.Lock] = {}
         self._votes: dict[tuple[int, str], set[int]] = {}
+        self.away: dict[int, list[int]] = {}  # chat id -> tables closed while the bot was out of the group
+        self._closing: dict[int, asyncio.Task[None]] = {}
 
     def chat_lock(self, chat_id: int) -> asyncio.Lock:
         """Serialises a chat's lobby changes (updates are handled concurrently)."""
@@ -202,6 +206,28 @@ class Tables:
         if old in self._chat_locks:
             self._chat_locks.setdefault(new, self._chat_locks[old])
 
+    def orphan(self, table_id: int, chat_id: int) -> None:
+        """The bot left the table's group: the hand goes on in private messages, then the table closes."""
+        self.away.setdefault(chat_id, []).append(table_id)
+        self._closing[table_id] = asyncio.get_running_loop().create_task(self._close_when_over(table_id))
+
+    async def _close_when_over(self, table_id: int) -> None:
+        runner = self.runners.get(table_id)
+        while runner is not None and not runner.closed and not runner.game.over:
+            await asyncio.sleep(ORPHAN_POLL_SECONDS)
+        if runner is not None and runner.game.over:
+            await self.storage.mark_posted(settlement_key(runner.hand.id))  # no group to post it to
+            await asyncio.sleep(ORPHAN_GRACE_SECONDS)  # the players' last DM updates go out first
+        await self.finished(table_id)
+        table = await self.storage.get_table(table_id)
+        if table.status is TableStatus.PLAYING:
+            await self.storage.set_table_status(table_id, TableStatus.FINISHED)
+        self._closing.pop(table_id, None)
+
+    def returned(self, chat_id: int) -> list[int]:
+        """The tables that closed (or are closing) while the bot was away from ``chat_id``."""
+        return self.away.pop(chat_id, [])
+
     def vote(self, hand_id: int, verb: str, user_id: int) -> int:
         """Count a seated person's vote for Next hand / End under a hand; the number of votes so far."""
         voters = self._votes.setdefault((hand_id, verb), set())
@@ -229,6 +255,8 @@ class Tables:
                 await bot.edit_message_caption(table.chat_id, table.message_id, caption=caption, reply_markup=None)
 
     async def close(self) -> None:
+        for task in self._closing.values():
+            task.cancel()
         for runner in list(self.runners.values()):
             await runner.close()
         self.runners.clear()

@@ -225,6 +225,7 @@ class FakeTelegram:
         self._file_ids = itertools.count(1)
         self._faults: dict[str, deque[Fault]] = {}
         self.migrated: dict[int, int] = {}  # old group id -> its supergroup's id
+        self.removed: set[int] = set()  # groups the bot was removed from
         self._sends: dict[int, deque[float]] = {}
         self._changed = asyncio.Event()
         self._delivered_up_to = 0
@@ -327,6 +328,28 @@ class FakeTelegram:
                            504: "Gateway Timeout"}.get(status, f"Error {status}")
         queue = self._faults.setdefault(method, deque())
         queue.extend(Fault(status, description, parameters) for _ in range(times))
+
+    def remove_bot(self, group: FakeChat, by: FakeUser) -> None:
+        """``by`` removes the bot from the group: a ``my_chat_member`` update, and sends there answer 403."""
+        self.removed.add(group.id)
+        self._member_update(group, by, "member", "kicked")
+
+    def add_bot(self, group: FakeChat, by: FakeUser) -> None:
+        """``by`` adds the bot back to the group."""
+        self.removed.discard(group.id)
+        self._member_update(group, by, "left", "member")
+
+    def _member_update(self, group: FakeChat, by: FakeUser, old: str, new: str) -> None:
+        def member(status: str) -> dict[str, Any]:
+            raw: dict[str, Any] = {"status": status, "user": self._bot_api()}
+            if status == "kicked":
+                raw["until_date"] = 0
+            return raw
+
+        self._push_update({"my_chat_member": {
+            "chat": group.to_api(), "from": by.to_api(), "date": int(time.time()),
+            "old_chat_member": member(old), "new_chat_member": member(new),
+        }})
 
     def clear_faults(self) -> None:
         """Drop every fault still queued by ``fail_next``: normal service from now on."""
@@ -586,6 +609,8 @@ class FakeTelegram:
                 raise ApiError(403, "Forbidden: bot was blocked by the user")
             if not user.started:
                 raise ApiError(403, "Forbidden: bot can't initiate conversation with a user")
+        elif chat_id in self.removed:
+            raise ApiError(403, "Forbidden: bot was kicked from the group chat")
         elif chat_id in self.migrated:
             raise ApiError(400, "Bad Request: group chat was upgraded to a supergroup chat",
                            {"migrate_to_chat_id": self.migrated[chat_id]})
@@ -607,6 +632,8 @@ class FakeTelegram:
 
     def _find_message(self, params: Mapping[str, Any], missing: str) -> ChatMessage:
         chat_id, message_id = params.get("chat_id"), params.get("message_id")
+        if chat_id in self.removed:
+            raise ApiError(403, "Forbidden: bot was kicked from the group chat")
         for message in self._chat_messages.get(chat_id, []) if isinstance(chat_id, int) else []:
             if message.message_id == message_id and not message.deleted:
                 return message
@@ -957,9 +984,12 @@ def _checked_markup(markup: Any) -> dict[str, Any] | None:
             data = button.get("callback_data")
             if data is not None and not 1 <= len(data.encode()) <= CALLBACK_DATA_LIMIT:
                 raise bad_request("BUTTON_DATA_INVALID")
-            if data is None and "url" not in button and "callback_game" not in button:
+            if data is None and not {"url", "callback_game", "web_app"} & button.keys():
                 raise bad_request("can't parse inline keyboard button: Text buttons are unallowed in the "
                                   "inline keyboard")
+            web_app = button.get("web_app")
+            if web_app is not None and urlparse(str(web_app.get("url", ""))).scheme != "https":
+                raise bad_request("BUTTON_URL_INVALID")  # Mini Apps open only over HTTPS
             url = button.get("url")
             if url is not None and urlparse(url).scheme not in {"http", "https", "tg"}:
                 raise bad_request("inline keyboard button URL is invalid")

@@ -194,3 +194,49 @@ async def test_a_group_that_becomes_a_supergroup_keeps_its_chips(
     await (await alice.press(moved, "End")).answer()
     await telegram.wait_for_bot_message(supergroup, lambda m: "is over after 1 hand." in (m.text or ""))
     assert await storage.verify() == []
+
+
+async def test_removed_mid_hand_the_bot_finishes_by_dm_closes_the_table_and_says_so_on_return(
+    telegram: FakeTelegram, start_bot: BotFactory
+) -> None:
+    app = await start_bot(**{**FAST, "XUEZHAN_DISCARD_SECONDS": "30", "XUEZHAN_CLAIM_SECONDS": "30"})
+    alice, group = await afk_table(telegram)
+    storage = services(app).storage
+    hand = await hand_of(app, group)
+    player = HumanPlayer(telegram, alice)
+    for _ in range(3):
+        while not await player.act():
+            await asyncio.sleep(0.05)
+    telegram.remove_bot(group, alice)
+    for _ in range(1200):  # Alice goes on in her DM
+        if (await storage.get_table(hand.table_id)).status == "finished":
+            break
+        if not await player.act():
+            await asyncio.sleep(0.05)
+    assert (await storage.get_hand(hand.id)).status == "finished"
+    assert (await storage.get_table(hand.table_id)).status == "finished"
+    assert await storage.owed_posts() == []
+
+    telegram.add_bot(group, alice)
+    notice = await telegram.wait_for_bot_message(group, lambda m: "While I was out" in (m.text or ""))
+    assert f"table #{hand.table_id}" in notice.text
+    await alice.send(group, "/newgame")  # the group is free for a new table
+    await telegram.wait_for_bot_message(group, lambda m: f"table #{hand.table_id + 1}" in (m.text or ""))
+    assert await storage.verify() == []
+
+
+async def test_removed_before_the_start_the_lobby_is_cancelled(telegram: FakeTelegram, start_bot: BotFactory) -> None:
+    app = await start_bot(**FAST)
+    alice = telegram.user("Alice")
+    group = telegram.group("Friends", members=[alice], admins=[alice])
+    await alice.start()
+    await alice.send(group, "/newgame")
+    await telegram.wait_for_bot_message(group, lambda m: "table #" in (m.text or ""))
+    storage = services(app).storage
+    table = (await storage.open_tables(group.id))[0]
+    telegram.remove_bot(group, alice)
+    for _ in range(100):
+        if (await storage.get_table(table.id)).status == "voided":
+            break
+        await asyncio.sleep(0.05)
+    assert (await storage.get_table(table.id)).status == "voided"
