@@ -14,9 +14,9 @@ import logging
 from collections.abc import Awaitable, Callable
 
 from telegram import CallbackQuery, InlineKeyboardButton, InlineKeyboardMarkup, Message, Update
-from telegram.constants import ChatType
+from telegram.constants import ChatMemberStatus, ChatType
 from telegram.error import TelegramError
-from telegram.ext import CallbackQueryHandler, CommandHandler, MessageHandler
+from telegram.ext import CallbackQueryHandler, ChatMemberHandler, CommandHandler, MessageHandler
 from telegram.ext import filters as f
 
 from bot.feature import AnyApplication, Command, Context, Feature
@@ -495,6 +495,40 @@ async def hand_over_seat(context: Context, message: Message, table: Table, user_
     await message.reply_text(notice)
 
 
+# --- the bot removed from a group, and back --------------------------------------------------------
+
+
+async def bot_membership(update: Update, context: Context) -> None:
+    """Removed mid-hand, the bot finishes the hand in private messages and closes the table; a
+    lobby is cancelled. Added back, it says what happened to the tables meanwhile."""
+    change = update.my_chat_member
+    if change is None or change.chat.type == ChatType.PRIVATE:
+        return
+    chat_id = change.chat.id
+    status = change.new_chat_member.status
+    live = tables(context)
+    if status in (ChatMemberStatus.LEFT, ChatMemberStatus.BANNED):
+        async with live.chat_lock(chat_id):
+            table = await open_table(context, chat_id)
+            if table is None:
+                return
+            if table.status is TableStatus.LOBBY:
+                await live.void(table.id, "the bot was removed from the group")
+                await services(context).storage.set_table_status(table.id, TableStatus.VOIDED)
+            elif table.id in live.runners:
+                live.orphan(table.id, chat_id)
+            else:
+                await services(context).storage.set_table_status(table.id, TableStatus.FINISHED)
+        return
+    closed = live.returned(chat_id)
+    if closed:
+        texts = await group_texts(context, chat_id)
+        lines = [texts.t("While I was out of this group, table #{id} finished its hand by private message "
+                         "and closed. /newgame opens a new table.", id=table_id) for table_id in closed]
+        with contextlib.suppress(TelegramError):
+            await context.bot.send_message(chat_id, "\n".join(lines))
+
+
 # --- a group that becomes a supergroup -----------------------------------------------------------
 
 
@@ -578,6 +612,7 @@ FEATURE = Feature(
         CallbackQueryHandler(after_hand_press, pattern=callbacks.AFTER_HAND_PATTERN),
         CallbackQueryHandler(cancel_press, pattern=callbacks.CANCEL_PATTERN),
         MessageHandler(f.StatusUpdate.MIGRATE, chat_migrated),
+        ChatMemberHandler(bot_membership, ChatMemberHandler.MY_CHAT_MEMBER),
         CallbackQueryHandler(game_press, pattern=callbacks.GAME_PATTERN),
     ],
     commands=(
