@@ -12,6 +12,7 @@ import contextlib
 import logging
 import secrets
 from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
 from typing import Any
 
 from telegram.error import TelegramError
@@ -31,6 +32,9 @@ log = logging.getLogger(__name__)
 COMPUTER_NAMES = ("AI-1", "AI-2", "AI-3", "AI-4")
 ORPHAN_POLL_SECONDS = 0.5
 ORPHAN_GRACE_SECONDS = 3.0
+OWED_TICK_SECONDS = 10.0
+OWED_FIRST_RETRY_SECONDS = 20.0
+OWED_MAX_RETRY_SECONDS = 600.0
 
 
 class JobQueueScheduler:
@@ -77,6 +81,7 @@ class Tables:
         self._votes: dict[tuple[int, str], set[int]] = {}
         self.away: dict[int, list[int]] = {}  # chat id -> tables closed while the bot was out of the group
         self._closing: dict[int, asyncio.Task[None]] = {}
+        self._owed_attempts: dict[str, tuple[int, float]] = {}  # key -> (tries so far, next try at)
 
     def chat_lock(self, chat_id: int) -> asyncio.Lock:
         """Serialises a chat's lobby changes (updates are handled concurrently)."""
@@ -148,6 +153,27 @@ class Tables:
             game = Game.replay(RuleSet.from_dict(hand.rules), hand.seed, hand.dealer, logged)
             runner = await self._runner(table, hand, game)
             await runner.start(resumed=True)  # the game is over: this shows the final table and DMs
+            await self.presenter.changed(runner, ())
+
+    async def retry_owed(self) -> None:
+        """A live table's settlement card still owed (Telegram refused it past the client's own
+        retries: a storm of 429s or 5xx) is posted again 20 s after the hand ended, then after
+        40 s, 80 s... at most every 10 min, until a send succeeds or the table moves on."""
+        now = datetime.now(UTC)
+        live = {runner.hand.id: runner for runner in self.runners.values() if runner.game.over}
+        for owed in await self.storage.owed_posts():
+            kind, _, raw = owed.key.partition(":")
+            runner = live.get(int(raw)) if kind == "settlement" and raw.isdigit() else None
+            if runner is None:
+                continue
+            first = (0, owed.created_at.timestamp() + OWED_FIRST_RETRY_SECONDS)
+            attempt, due = self._owed_attempts.get(owed.key, first)
+            if now.timestamp() < due:
+                continue
+            wait = min(OWED_FIRST_RETRY_SECONDS * 2 ** (attempt + 1), OWED_MAX_RETRY_SECONDS)
+            self._owed_attempts[owed.key] = (attempt + 1, now.timestamp() + wait)
+            log.warning("table %s: the settlement card of hand %s is still owed; posting it again",
+                        runner.table_id, runner.hand.id)
             await self.presenter.changed(runner, ())
 
     async def storage_trouble(self, runner: TableRunner, slow: bool) -> None:

@@ -240,3 +240,29 @@ async def test_removed_before_the_start_the_lobby_is_cancelled(telegram: FakeTel
             break
         await asyncio.sleep(0.05)
     assert (await storage.get_table(table.id)).status == "voided"
+
+
+async def test_a_settlement_card_lost_to_a_storm_of_server_errors_is_posted_again(
+    telegram: FakeTelegram, start_bot: BotFactory
+) -> None:
+    app = await start_bot(**FAST)
+    # Every picture fails with 502 (past the client's own retries) until the hand is over.
+    telegram.fail_next("sendPhoto", 100_000, status=502)
+    alice, group = await afk_table(telegram)
+    storage = services(app).storage
+    hand = await hand_of(app, group)
+    for _ in range(1200):
+        if (await storage.get_hand(hand.id)).status == "finished":
+            break
+        await asyncio.sleep(0.1)
+    await asyncio.sleep(1)
+    assert settlement(telegram, group) is None and await storage.owed_posts()
+    telegram.clear_faults()  # Telegram recovers; no restart
+    card = await telegram.wait_for(lambda: settlement(telegram, group), timeout=60, what="the card posted again")
+    await asyncio.sleep(1)
+    cards = [m for m in telegram.bot_messages(group) if any((b.callback_data or "").endswith(":next")
+                                                           for b in m.buttons)]
+    assert cards == [card]  # posted once, not once per retry
+    await (await alice.press(card, "End")).answer()
+    await telegram.wait_for_bot_message(group, lambda m: "is over after 1 hand" in (m.text or ""))
+    assert await storage.owed_posts() == []
