@@ -27,7 +27,7 @@ from bot.table import callbacks
 from bot.table.lobby import lobby_keyboard, lobby_text
 from bot.table.presenter import TelegramPresenter
 from bot.table.runner import Limits, Refusal, settlement_key
-from bot.table.tables import JobQueueScheduler, Tables, table_languages
+from bot.table.tables import OWED_TICK_SECONDS, JobQueueScheduler, Tables, table_languages
 from engine.rules import RuleSet
 from storage import NotFound, StorageError
 from storage.models import HandStatus, Player, PlayerKind, Table, TableStatus
@@ -62,6 +62,7 @@ async def on_start(app: AnyApplication) -> None:
     live = Tables(found.storage, presenter, JobQueueScheduler(app.job_queue), limits)
     app.bot_data[TABLES_KEY] = live
     await live.resume_all()
+    app.job_queue.run_repeating(lambda _: live.retry_owed(), interval=OWED_TICK_SECONDS, name="xz-owed-posts")
 
 
 async def on_stop(app: AnyApplication) -> None:
