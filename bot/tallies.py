@@ -363,14 +363,17 @@ async def post_due_summaries(app: AnyApplication) -> int:
         chat_id = due.chat.id
         if tally.played:
             head = texts.t("Tally of the day ({day}):", day=due.day.isoformat())
-            picture = tally_picture(tally, texts.t("Tally of the day"))
+            players = await storage.players(chat_id)
+            computers = frozenset(p.id for p in players if p.kind is PlayerKind.COMPUTER)
+            picture = tally_picture(tally, texts.t("Tally of the day"), computers)
+            text = caption(head, tally_lines(tally.lines, computers, texts))
             try:
                 try:
-                    await app.bot.send_photo(chat_id, picture, caption=caption(head, tally_lines(tally.lines)))
+                    await app.bot.send_photo(chat_id, picture, caption=text)
                 except ChatMigrated as moved:  # the group became a supergroup: move it, post there
                     await move_chat(app, chat_id, moved.new_chat_id)
                     chat_id = moved.new_chat_id
-                    await app.bot.send_photo(chat_id, picture, caption=caption(head, tally_lines(tally.lines)))
+                    await app.bot.send_photo(chat_id, picture, caption=text)
                 posted += 1
             except (Forbidden, BadRequest) as error:  # removed from the group: don't retry every minute
                 log.warning("daily summary for chat %s not posted: %s", chat_id, error)

@@ -97,3 +97,21 @@ def test_the_settlement_card_lays_every_hand_open() -> None:
         if _near(rgb.getpixel((x, y)), theme.IVORY, 6)  # type: ignore[arg-type]
     }
     assert len(rows_with_faces) > 4 * 10
+
+
+def test_english_badges_sit_on_the_name_line_above_the_tiles() -> None:
+    """"Dealer" and "void bamboo" are wider than 庄 and 缺条: they must still never cover a tile."""
+    view = samples.table_start_sample()  # English labels; Ann deals
+    seats = tuple(
+        SeatView(s.name * 6, s.concealed_count, is_dealer=s.is_dealer, void_suit=Suit.BAMBOO) for s in view.seats
+    )
+    img = render_table(TableView(seats, view.wall_remaining, view.turn, labels=view.labels)).convert("RGB")
+    first_panel = range(0, img.height // 4 + 40)
+
+    def rows_of(colour: tuple[int, int, int]) -> list[int]:
+        return [y for y in first_panel for x in range(0, img.width, 2)
+                if _near(img.getpixel((x, y)), colour, 10)]  # type: ignore[arg-type]
+
+    badge_rows, tile_rows = rows_of(theme.RED), rows_of(theme.JADE)
+    assert badge_rows and tile_rows
+    assert max(badge_rows) < min(tile_rows)

@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.i18n import Translator
-from bot.score.texts import rules_line, score_caption, situation_label, waits_caption
+from bot.score.texts import payment_line, rules_line, score_caption, situation_label, waits_caption
 from bot.table.views import score_lines, tile_label
 from engine import analysis
 from engine.rules import RuleSet
@@ -107,8 +107,7 @@ def answer_for(hand: DescribedHand, rules: RuleSet, base: int, texts: Translator
         hand,
         title=_win_title(hand, texts),
         lines=score_lines(result, texts),
-        total=texts.t("{m}× base, {chips} chips from each payer", m=result.multiplier,
-                      chips=result.payment_per_payer * base),
+        total=texts.t("{m}× base", m=result.multiplier) + " · " + payment_line(result, base, texts),
     )
     card = render_score_card(scored, heading=texts.t("Hand value"), footer=rules_line(rules, base, texts))
     return Answer(

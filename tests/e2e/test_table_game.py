@@ -62,6 +62,9 @@ async def test_two_people_and_two_computers_play_a_hand_to_the_settlement(
     assert card.photo is not None and card.caption.startswith("Hand 1 settled")
     nets = next(line for line in card.caption.splitlines() if line.startswith("Net: "))
     assert all(name in nets for name in ("Alice", "Bob")) and "Hand over" in card.caption
+    # Each win card's caption says who won and who pays (a notification never reads just "Photo").
+    for win in [m for m in telegram.bot_messages(group) if (m.caption or "").startswith("Hand 1: ")]:
+        assert " wins on " in win.caption and " pay" in win.caption, win.caption
 
     storage = services(app).storage
     hands = await storage.table_hands((await storage.open_tables(group.id))[0].id)
