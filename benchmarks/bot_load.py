@@ -1,77 +1,73 @@
 """Bot load benchmark: many hosted tables at once, the real bot against the fake Telegram.
 
-    python benchmarks/bot_load.py [--tables 200] [--seconds 45] [--people 1] [--think 1]
-                                  [--computer-delay 0.5] [--peer-seconds 20] [--no-peers]
+    python benchmarks/bot_load.py [--tables 4 50] [--seconds 30] [--people 1] [--think 1]
+                                  [--computer-delay 0.5] [--no-peer]
 
-One process runs the fake Bot API server (``tests/e2e/fake_telegram.py``, on 127.0.0.1) and the
-real ``Application`` (``bot.app.build_application``, long polling, a temporary SQLite file). N
-groups each open a table with /newgame; one person per table (``--people 2``: two) is seated,
-computer players fill the other seats, and the people press their DM buttons as
+The fake Bot API server (``tests/e2e/fake_telegram.py``, on 127.0.0.1) and the simulated people
+run in this process; the bot runs in its own process, started as an operator starts it
+(``python -m cli.main run``, a temporary SQLite file), so the CPU measured is the bot's alone
+(its process's user + system time, all threads, from /proc). For each table count N: N groups
+each open a table with /newgame; one person per table (``--people 2``: two) is seated, computer
+players fill the other seats, and the people press their DM buttons as
 ``tests/e2e/table_players.HumanPlayer`` does, all tables at once, each table's creator pressing
-"Next hand" after every settlement. After ``--seconds`` the run stops and prints:
+"Next hand" after every settlement. After a warm-up, ``--seconds`` are measured:
 
 - latency from a press to the bot's reactions (p50 / p99): the callback answer, the first change
-  to the presser's DM, and the last API call to the table's chats (the group and its people's
-  DMs) before the table's next press -- "last DM call" counts DM calls only, "last call" also
-  the group's coalesced, rate-limited table picture;
-- CPU time per logged action (process CPU / actions written to storage in the window; the fake
-  server and the simulated people run in the same process and are included);
-- memory per table (RSS growth from the started bot to the end of the window, / N);
-- hands completed, presses, API calls per second, errors (non-200 answers, warnings logged,
-  refused or unanswered presses, timeouts, storage.verify problems).
+  to the presser's DM, the first change in the group, and the last API call to the table's chats
+  before the table's next press;
+- CPU per logged action (the bot process's CPU in the window / actions logged in the window);
+- start-up: seconds from starting the process to its first getUpdates, and its idle RSS then;
+- hands completed, presses, API calls by method, errors (non-200 answers, WARNING and worse lines
+  the bot logged, presses never answered, seats handed to the computer, storage.verify problems).
 
-Peers measured in the same run, each on a fresh server, bot and database:
-
-1. the same load at a few tables (``--peer-tables``, default 4: far below the CPU and every
-   Telegram limit, yet enough presses for a p99 -- one table makes 8 decisions in 20 s): the
-   uncontended latency; the ratio N tables / a few is the cost of contention;
-2. N tables with PTB's overall limit of 30 calls a second lifted (the per-group limit of 20 a
-   minute kept): the ratio tells how much of the latency is Telegram's global flood limit as
-   ``AIORateLimiter`` enforces it, and how much is the bot's own work.
+The peer (``benchmarks/minimal_bot.py``), run just before each Xuezhan run against the same
+server: a minimal python-telegram-bot application that answers each press with one callback
+answer and one message edit, pressed by as many people as the Xuezhan run has, with the same
+think time. The ratios printed are Xuezhan's CPU per logged action / the peer's CPU per update,
+and Xuezhan's start-up / the peer's.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import logging
+import contextlib
 import os
+import re
+import signal
 import sys
 import tempfile
 import time
 from collections import Counter
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 ROOT = Path(__file__).resolve().parent
 sys.path[:0] = [str(ROOT.parent), str(ROOT.parent / "tests" / "e2e"), str(ROOT)]
 
 from bot_load_support import (  # noqa: E402
     SHOWING_METHODS,
-    CountingHandler,
     Latencies,
     LoadTable,
     LoadTelegram,
     Recorder,
-    SetupBypassLimiter,
     latencies,
     most_in_a_minute,
     open_lobby,
     percentile,
     play_person,
-    rss_bytes,
     start_table,
 )
-from fake_telegram import SEND_METHODS  # noqa: E402
-from harness import BotFactory, clean_environment  # noqa: E402
+from fake_telegram import SEND_METHODS, FakeUser  # noqa: E402
+from harness import clean_environment  # noqa: E402
 
-from bot.services import services  # noqa: E402
-from storage import Storage  # noqa: E402
+from storage import Storage, open_storage  # noqa: E402
 
 SETUP_TIMEOUT = 120.0
-SETUP_CONCURRENCY = 40  # lobbies opened at once (a burst of 200 /newgame is not the point)
-WARM_UP = 5.0  # seconds between the limits coming on and the measured window
+SETUP_CONCURRENCY = 20  # lobbies opened at once
+WARM_UP = 5.0  # seconds between the people starting and the measured window
+LOG_PROBLEM = re.compile(r" (WARNING|ERROR|CRITICAL) ")
 
 
 @dataclass
@@ -79,100 +75,155 @@ class Options:
     people: int
     think: float
     computer_delay: float
-    group_seconds: float | None  # XUEZHAN_GROUP_UPDATE_SECONDS; None: the bot's default
 
 
 @dataclass
 class Phase:
-    """What one run of N tables measured."""
+    """What one run measured (a Xuezhan run of N tables, or its minimal peer)."""
 
     name: str
     tables: int
     seconds: float
+    startup: float = 0.0
+    idle_rss: int = 0
     setup_seconds: float = 0.0
     lat: Latencies = field(default_factory=Latencies)
     presses: int = 0
     decisions: int = 0
-    actions: int = 0
+    actions: int = 0  # logged actions (Xuezhan) or updates handled (the peer)
     hands: int = 0
     cpu: float = 0.0
-    rss_growth: int = 0
-    rss_end: int = 0
     calls: int = 0
     errors: Counter[str] = field(default_factory=Counter)
     refusals: Counter[str] = field(default_factory=Counter)
     group_sends_max: int = 0
     group_calls_max: int = 0
-    first_errors: dict[str, str] = field(default_factory=dict)
+    first_errors: list[str] = field(default_factory=list)
     by_method: Counter[str] = field(default_factory=Counter)
+    load: tuple[float, float] = (0.0, 0.0)  # the machine's 1-minute load average, before and after
+    window: tuple[datetime, datetime] | None = None  # the measured window, wall clock (as storage stamps)
 
     @property
     def cpu_per_action_ms(self) -> float:
         return 1000 * self.cpu / self.actions if self.actions else float("nan")
 
 
-class ActionCounter:
-    """Counts what the runners write to storage: actions, and hands (the action that ends one).
-
-    It wraps ``append_action`` of the bot's own storage object instead of querying the
-    database, because a few hundred queries through a saturated event loop take minutes.
-    """
-
-    def __init__(self, storage: Storage) -> None:
-        self.actions = 0
-        self.hands = 0
-        original = storage.append_action
-
-        async def append_action(*args: Any, **kwargs: Any) -> Any:
-            logged = await original(*args, **kwargs)
-            self.actions += 1
-            self.hands += kwargs.get("result") is not None
-            return logged
-
-        storage.append_action = append_action  # type: ignore[method-assign]
+# --- the bot's process ---------------------------------------------------------------------------
 
 
-async def run_phase(name: str, n: int, seconds: float, options: Options, limiter: SetupBypassLimiter) -> Phase:
-    phase = Phase(name, n, seconds)
-    counting = CountingHandler()
-    logging.getLogger().addHandler(counting)
-    try:
-        with tempfile.TemporaryDirectory(prefix="xuezhan-load-") as tmp:
-            async with LoadTelegram() as tg:
-                factory = BotFactory(tg, Path(tmp) / "load.db")
-                try:
-                    await _drive(phase, tg, factory, n, seconds, options, limiter)
-                finally:
-                    await factory.close()
-                verify = await _verify(factory)
-                phase.errors.update(verify)
-    finally:
-        logging.getLogger().removeHandler(counting)
-    phase.errors.update(counting.counts)
-    phase.first_errors = counting.first
+def process_cpu(pid: int) -> float:
+    """User + system CPU seconds of a process (all its threads), from /proc."""
+    with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def process_rss(pid: int) -> int:
+    with open(f"/proc/{pid}/status", encoding="ascii") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
+def load_average() -> float:
+    return os.getloadavg()[0]
+
+
+class BotProcess:
+    """A bot started the way an operator starts it; ``startup`` is the time to its first getUpdates."""
+
+    def __init__(self, command: list[str], env: dict[str, str], cwd: Path) -> None:
+        self.command, self.env, self.cwd = command, env, cwd
+        self.process: asyncio.subprocess.Process | None = None
+        self.startup = 0.0
+        self.idle_rss = 0
+        self.stderr = b""
+
+    async def start(self, tg: LoadTelegram) -> None:
+        first_row = len(tg.rows)
+        began = time.monotonic()
+        self.process = await asyncio.create_subprocess_exec(
+            *self.command, cwd=self.cwd, env=self.env,
+            stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
+        )
+        assert self.process.stderr is not None
+        self._reader = asyncio.create_task(self.process.stderr.read())
+        while not any(r.method == "getUpdates" for r in tg.rows[first_row:]):
+            if self.process.returncode is not None or time.monotonic() - began > 60:
+                raise RuntimeError(f"{self.command} did not start polling: {(await self._reader).decode()[-2000:]}")
+            await asyncio.sleep(0.005)
+        polled = next(r.at for r in tg.rows[first_row:] if r.method == "getUpdates")
+        self.startup = polled - began
+        self.idle_rss = process_rss(self.process.pid)
+
+    @property
+    def pid(self) -> int:
+        assert self.process is not None
+        return self.process.pid
+
+    async def stop(self) -> None:
+        """SIGTERM, as systemd sends; the bot stops polling, closes storage and exits."""
+        if self.process is None:
+            return
+        with contextlib.suppress(ProcessLookupError):
+            self.process.send_signal(signal.SIGTERM)
+        try:
+            await asyncio.wait_for(self.process.wait(), 60)
+        except TimeoutError:
+            self.process.kill()
+            await self.process.wait()
+        self.stderr = await self._reader
+
+    def problems(self) -> tuple[Counter[str], list[str]]:
+        """WARNING and worse lines the bot logged, by logger and first words."""
+        counts: Counter[str] = Counter()
+        first: list[str] = []
+        for line in self.stderr.decode(errors="replace").splitlines():
+            found = LOG_PROBLEM.search(line)
+            if found:
+                key = line[found.start() + 1:][:90]
+                counts[re.sub(r"\d+", "N", key)] += 1
+                if len(first) < 3:
+                    first.append(line[:300])
+        return counts, first
+
+
+def bot_environment(tg: LoadTelegram, db: Path, **settings: str) -> dict[str, str]:
+    inherited = {k: v for k, v in os.environ.items() if k not in clean_environment()}
+    return {**inherited, "TELEGRAM_BOT_TOKEN": tg.token, "XUEZHAN_API_URL": tg.base_url, "XUEZHAN_DB": str(db),
+            **settings}
+
+
+# --- one Xuezhan run -----------------------------------------------------------------------------
+
+
+async def run_xuezhan(n: int, seconds: float, options: Options) -> Phase:
+    phase = Phase("xuezhan", n, seconds)
+    with tempfile.TemporaryDirectory(prefix="xuezhan-load-") as tmp:
+        db = Path(tmp) / "load.db"
+        async with LoadTelegram() as tg:
+            env = bot_environment(tg, db, XUEZHAN_LANG="en", XUEZHAN_COMPUTER_DELAY=str(options.computer_delay))
+            bot = BotProcess([sys.executable, "-m", "cli.main", "run"], env, Path(tmp))
+            await bot.start(tg)
+            phase.startup, phase.idle_rss = bot.startup, bot.idle_rss
+            storage = await open_storage(db)
+            try:
+                tables = await _play(phase, tg, bot, storage, n, seconds, options)
+            finally:
+                await bot.stop()
+            try:
+                await _count_logged(phase, storage, tables)
+                phase.errors.update(f"storage.verify: {p}" for p in await storage.verify())
+            finally:
+                await storage.close()
+            problems, phase.first_errors = bot.problems()
+            phase.errors.update(problems)
     return phase
 
 
-async def _verify(factory: BotFactory) -> list[str]:
-    """storage.verify() on the finished database (chips sum to zero, balances match the ledger)."""
-    from storage import open_storage
-
-    storage = await open_storage(factory.db)
-    try:
-        return [f"storage.verify: {problem}" for problem in await storage.verify()]
-    finally:
-        await storage.close()
-
-
-async def _drive(phase: Phase, tg: LoadTelegram, factory: BotFactory, n: int, seconds: float, options: Options,
-                 limiter: SetupBypassLimiter) -> None:
-    overrides = {"XUEZHAN_LANG": "en", "XUEZHAN_COMPUTER_DELAY": str(options.computer_delay)}
-    if options.group_seconds is not None:
-        overrides["XUEZHAN_GROUP_UPDATE_SECONDS"] = str(options.group_seconds)
-    app = await factory(rate_limiter=limiter, **overrides)
-    storage = services(app).storage
-    counter = ActionCounter(storage)
-    rss_start = rss_bytes()
+async def _play(phase: Phase, tg: LoadTelegram, bot: BotProcess, storage: Storage, n: int, seconds: float,
+                options: Options) -> list[LoadTable]:
     rec = Recorder()
     people: list[asyncio.Task[None]] = []
     gate = asyncio.Semaphore(SETUP_CONCURRENCY)
@@ -186,66 +237,136 @@ async def _drive(phase: Phase, tg: LoadTelegram, factory: BotFactory, n: int, se
             await start_table(tg, table, SETUP_TIMEOUT)
 
     began = time.monotonic()
-    progress = asyncio.create_task(_progress(phase.name, people, rec, began))
     # Every lobby first, then every Start, then the people: a table that plays while others are
-    # still being dealt would take their CPU and their share of the 30-a-second budget.
+    # still being dealt would take their share of the CPU and of the 30-a-second budget.
     tables = list(await asyncio.gather(*(lobby(i) for i in range(n))))
     await asyncio.gather(*(start(t) for t in tables))
+    phase.setup_seconds = time.monotonic() - began
     for table in tables:
         for seat, user in enumerate(table.people):
             people.append(asyncio.create_task(play_person(tg, rec, table, user, options.think, seat == 0)))
-    phase.setup_seconds = time.monotonic() - began
-    limiter.enforce = True
     try:
         await asyncio.sleep(WARM_UP)
-        actions_before, hands_before = counter.actions, counter.hands
         first_row = len(tg.rows)
-        cpu_before, start = time.process_time(), time.monotonic()
+        phase.load = (load_average(), 0.0)
+        cpu_before, start_at, wall_start = process_cpu(bot.pid), time.monotonic(), datetime.now(UTC)
         rec.measuring = True
         await asyncio.sleep(seconds)
         rec.measuring = False
-        end, cpu_after = time.monotonic(), time.process_time()
-        actions_after, hands_after = counter.actions, counter.hands
-        phase.rss_end = rss_bytes()
+        end, cpu_after, wall_end = time.monotonic(), process_cpu(bot.pid), datetime.now(UTC)
+        phase.load = (phase.load[0], load_average())
     finally:
         rec.stop.set()
-        progress.cancel()
         for task in people:
             task.cancel()
-    phase.seconds = end - start
-    phase.rss_growth = phase.rss_end - rss_start
+    phase.seconds = end - start_at
     phase.cpu = cpu_after - cpu_before
-    phase.actions = actions_after - actions_before
-    phase.hands = hands_after - hands_before
+    phase.window = (wall_start, wall_end)
     rows = [r for r in tg.rows[first_row:] if r.at < end]
-    phase.calls = sum(r.method != "getUpdates" for r in rows)
-    for r in rows:
-        if r.method != "getUpdates":
-            where = "group" if r.chat_id is not None and r.chat_id < 0 else "DM" if r.chat_id else "-"
-            phase.by_method[f"{r.method} ({where})" if where != "-" else r.method] += 1
+    _count_calls(phase, rows)
     phase.presses = len(rec.presses)
     phase.decisions = sum(p.kind == "decision" for p in rec.presses)
     phase.lat = latencies(rec.presses, rows, tables, end)
     phase.refusals.update(p.answer for p in rec.presses if p.answer)
     if rec.unanswered:
         phase.errors["press never answered"] += rec.unanswered
-    for r in rows:
-        if r.status != 200:
-            phase.errors[f"API {r.method} -> {r.status} {r.description[:70]}"] += 1
     for table in tables:
         for m in tg.bot_messages(table.group):
             if "ran out of time" in m.shown_text or "cannot be reached" in m.shown_text:
                 phase.errors["a seat went to the computer (time-out or blocked)"] += 1
     phase.group_sends_max = max((most_in_a_minute(rows, t.group.id, SEND_METHODS) for t in tables), default=0)
     phase.group_calls_max = max((most_in_a_minute(rows, t.group.id, SHOWING_METHODS) for t in tables), default=0)
+    return tables
 
 
-async def _progress(name: str, people: list[asyncio.Task[None]], rec: Recorder, began: float) -> None:
-    """A line on stderr every 10 s, so that a long run shows it is alive."""
-    while True:
-        await asyncio.sleep(10)
-        print(f"  [{time.monotonic() - began:5.0f} s] {name.split(':')[0]}: {len(people)} people playing, "
-              f"{len(rec.presses)} presses measured", file=sys.stderr, flush=True)
+def _count_calls(phase: Phase, rows: list) -> None:
+    phase.calls = sum(r.method != "getUpdates" for r in rows)
+    for r in rows:
+        if r.method != "getUpdates":
+            where = "group" if r.chat_id is not None and r.chat_id < 0 else "DM" if r.chat_id else "-"
+            phase.by_method[f"{r.method} ({where})" if where != "-" else r.method] += 1
+        if r.status != 200:
+            phase.errors[f"API {r.method} -> {r.status} {r.description[:70]}"] += 1
+
+
+async def _count_logged(phase: Phase, storage: Storage, tables: list[LoadTable]) -> None:
+    """Actions logged and hands finished within the measured window, read back from storage."""
+    assert phase.window is not None
+    start, end = phase.window
+    for table in tables:
+        for hand in await storage.table_hands(table.table_id):
+            phase.actions += sum(start <= a.at < end for a in await storage.hand_actions(hand.id))
+            phase.hands += hand.finished_at is not None and start <= hand.finished_at < end
+
+
+# --- the minimal peer ----------------------------------------------------------------------------
+
+
+async def run_peer(n: int, seconds: float, options: Options) -> Phase:
+    """``minimal_bot.py`` pressed by ``n x people`` people with the same think time."""
+    phase = Phase("minimal PTB bot", n, seconds)
+    with tempfile.TemporaryDirectory(prefix="xuezhan-peer-") as tmp:
+        async with LoadTelegram() as tg:
+            bot = BotProcess([sys.executable, str(ROOT / "minimal_bot.py")], bot_environment(tg, Path(tmp) / "x"),
+                             Path(tmp))
+            await bot.start(tg)
+            phase.startup, phase.idle_rss = bot.startup, bot.idle_rss
+            try:
+                await _press_peer(phase, tg, bot, n * options.people, seconds, options.think)
+            finally:
+                await bot.stop()
+            problems, phase.first_errors = bot.problems()
+            phase.errors.update(problems)
+    return phase
+
+
+async def _press_peer(phase: Phase, tg: LoadTelegram, bot: BotProcess, people: int, seconds: float,
+                      think: float) -> None:
+    users = [tg.user(f"Q{i}") for i in range(people)]
+    for user in users:
+        await user.start()
+    for user in users:
+        await tg.wait_for(lambda u=user: any(m.buttons for m in tg.bot_messages(u)), timeout=SETUP_TIMEOUT,
+                          what="the peer's button")
+    measuring = False
+    answers: list[float] = []
+    presses = 0
+    stop = asyncio.Event()
+
+    async def person(user: FakeUser) -> None:
+        nonlocal presses
+        message = next(m for m in tg.bot_messages(user) if m.buttons)
+        while not stop.is_set():
+            await asyncio.sleep(think)
+            before = message.edit_count
+            at = time.monotonic()
+            press = tg.press(user, message, text=None, data="press", check=False)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(press.answered.wait(), 30)
+                if measuring:
+                    answers.append(time.monotonic() - at)
+                    presses += 1
+                await tg.wait_for(lambda b=before: message.edit_count > b, timeout=30, what="the edit")
+
+    tasks = [asyncio.create_task(person(u)) for u in users]
+    try:
+        await asyncio.sleep(WARM_UP)
+        first_row = len(tg.rows)
+        phase.load = (load_average(), 0.0)
+        cpu_before, start = process_cpu(bot.pid), time.monotonic()
+        measuring = True
+        await asyncio.sleep(seconds)
+        measuring = False
+        end, cpu_after = time.monotonic(), process_cpu(bot.pid)
+        phase.load = (phase.load[0], load_average())
+    finally:
+        stop.set()
+        for task in tasks:
+            task.cancel()
+    phase.seconds, phase.cpu = end - start, cpu_after - cpu_before
+    phase.actions = phase.presses = presses
+    phase.lat.answer = answers
+    _count_calls(phase, [r for r in tg.rows[first_row:] if r.at < end])
 
 
 # --- printing ----------------------------------------------------------------------------------
@@ -258,51 +379,48 @@ def _ms(values: list[float], q: float) -> str:
 
 def print_phase(p: Phase) -> None:
     lat = p.lat
-    print(f"\n== {p.name}: {p.tables} table(s), {p.seconds:.0f} s measured (set-up {p.setup_seconds:.1f} s)")
-    print(f"   presses {p.presses} (decisions {p.decisions}), actions logged {p.actions}, "
+    unit = "logged action" if p.name == "xuezhan" else "update"
+    print(f"\n== {p.name}: {p.tables} table(s), {p.seconds:.0f} s measured (set-up {p.setup_seconds:.1f} s), "
+          f"load average {p.load[0]:.1f} -> {p.load[1]:.1f}")
+    print(f"   start-up to polling {p.startup:.2f} s, idle RSS {p.idle_rss / 2**20:.0f} MiB")
+    print(f"   presses {p.presses} (decisions {p.decisions}), {unit}s {p.actions}, "
           f"hands completed {p.hands}, API calls {p.calls} ({p.calls / p.seconds:.1f}/s)")
     print("   calls: " + ", ".join(f"{m} {n}" for m, n in p.by_method.most_common()))
     print("   latency ms             p50      p99     n")
     for label, values in (("callback answered", lat.answer), ("DM changed", lat.dm),
                           ("group changed", lat.group), ("last call", lat.last),
                           ("Next hand -> new DM", lat.next_hand)):
-        print(f"   {label:<20} {_ms(values, 0.5)}  {_ms(values, 0.99)}  {len(values):5d}")
+        if values or p.name == "xuezhan":
+            print(f"   {label:<20} {_ms(values, 0.5)}  {_ms(values, 0.99)}  {len(values):5d}")
     if lat.no_reaction:
         print(f"   decisions with no visible reaction before the next press: {lat.no_reaction}")
-    print(f"   CPU {p.cpu:.1f} s = {p.cpu_per_action_ms:.2f} ms per logged action "
-          f"(bot + fake server + simulated people, all threads)")
-    print(f"   memory: RSS {p.rss_end / 2**20:.0f} MiB, growth {p.rss_growth / 2**20:.1f} MiB "
-          f"= {p.rss_growth / max(p.tables, 1) / 1024:.0f} KiB per table")
-    window = "a minute" if p.seconds >= 60 else f"the {p.seconds:.0f} s window"
-    print(f"   busiest group: {p.group_sends_max} new messages, {p.group_calls_max} sends + edits in {window}")
+    print(f"   CPU {p.cpu:.2f} s = {p.cpu_per_action_ms:.2f} ms per {unit} (the bot's process, all threads)")
+    if p.name == "xuezhan":
+        window = "a minute" if p.seconds >= 60 else f"the {p.seconds:.0f} s window"
+        print(f"   busiest group: {p.group_sends_max} new messages, {p.group_calls_max} sends + edits in {window}")
     if p.refusals:
         print("   press answers: " + ", ".join(f"{text!r} x{n}" for text, n in p.refusals.most_common()))
     print("   errors: " + ("none" if not p.errors else ""))
     for what, n in p.errors.most_common(12):
         print(f"     {n:6d}  {what}")
-    for what, text in list(p.first_errors.items())[:3]:
-        print(f"   first {what}:\n     " + text.replace("\n", "\n     "))
+    for line in p.first_errors:
+        print(f"   first: {line}")
 
 
 def _ratio(a: float, b: float) -> str:
     return f"{a / b:.2f}x" if b and a == a and b == b else "-"
 
 
-def print_ratios(main: Phase, light: Phase | None, unthrottled: Phase | None) -> None:
-    print("\n== ratios")
-    if light is not None:
-        versus = f"{main.tables} tables / {light.tables}"
-        for label, q in (("p50", 0.5), ("p99", 0.99)):
-            print(f"   {versus}, DM changed {label}: "
-                  f"{_ratio(percentile(main.lat.dm, q), percentile(light.lat.dm, q))}; "
-                  f"last call {label}: {_ratio(percentile(main.lat.last, q), percentile(light.lat.last, q))}")
-        print(f"   CPU per action, {versus}: {_ratio(main.cpu_per_action_ms, light.cpu_per_action_ms)}")
-    if unthrottled is not None:
-        for label, q in (("p50", 0.5), ("p99", 0.99)):
-            print(f"   30/s limit / no overall limit ({main.tables} tables), DM changed {label}: "
-                  f"{_ratio(percentile(main.lat.dm, q), percentile(unthrottled.lat.dm, q))}")
-        print(f"   actions per second, 30/s limit vs none: {main.actions / main.seconds:.1f} vs "
-              f"{unthrottled.actions / unthrottled.seconds:.1f}")
+def print_ratios(pairs: list[tuple[Phase, Phase | None]]) -> None:
+    print("\n== ratios (Xuezhan / the minimal PTB bot, measured just before it)")
+    for mine, peer in pairs:
+        if peer is None:
+            continue
+        print(f"   {mine.tables} tables: CPU per logged action {mine.cpu_per_action_ms:.2f} ms / per update "
+              f"{peer.cpu_per_action_ms:.2f} ms = {_ratio(mine.cpu_per_action_ms, peer.cpu_per_action_ms)}; "
+              f"start-up {mine.startup:.2f} s / {peer.startup:.2f} s = {_ratio(mine.startup, peer.startup)}; "
+              f"callback answer p99 {_ms(mine.lat.answer, 0.99).strip()} ms / "
+              f"{_ms(peer.lat.answer, 0.99).strip()} ms")
 
 
 # --- entry point -------------------------------------------------------------------------------
@@ -324,48 +442,35 @@ def seconds_arg(text: str) -> float:
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--tables", type=positive_int, default=200, help="concurrent tables (default 200)")
-    parser.add_argument("--seconds", type=seconds_arg, default=45, help="measured seconds (default 45)")
+    parser.add_argument("--tables", type=positive_int, nargs="+", default=[4, 50],
+                        help="concurrent tables of each run (default: 4 50)")
+    parser.add_argument("--seconds", type=seconds_arg, default=30, help="measured seconds of each run (default 30)")
     parser.add_argument("--people", type=int, choices=(1, 2), default=1, help="people per table (default 1)")
     parser.add_argument("--think", type=float, default=1.0,
                         help="seconds a person looks at a decision before pressing (default 1)")
     parser.add_argument("--computer-delay", type=float, default=0.5,
                         help="XUEZHAN_COMPUTER_DELAY, the pause before a computer player acts (default 0.5)")
-    parser.add_argument("--group-seconds", type=float, default=None,
-                        help="XUEZHAN_GROUP_UPDATE_SECONDS, the group picture's coalescing interval "
-                             "(default: the bot's)")
-    parser.add_argument("--peer-tables", type=positive_int, default=4,
-                        help="tables of the uncontended peer (default 4: enough presses for a p99, "
-                             "far below every limit)")
-    parser.add_argument("--peer-seconds", type=seconds_arg, default=20, help="measured seconds of each peer")
-    parser.add_argument("--no-peers", action="store_true", help="measure the N tables only")
+    parser.add_argument("--no-peer", action="store_true", help="measure the Xuezhan runs only")
     args = parser.parse_args(argv)
     if not 0 <= args.think <= 60 or not 0 <= args.computer_delay <= 30:
         parser.error("--think must be within 0..60 and --computer-delay within 0..30 seconds")
-    if args.group_seconds is not None and not 0 <= args.group_seconds <= 60:
-        parser.error("--group-seconds must be within 0..60 seconds")
     return args
 
 
 async def main_async(args: argparse.Namespace) -> int:
-    options = Options(args.people, args.think, args.computer_delay, args.group_seconds)
-    group = "the bot's default" if args.group_seconds is None else f"{args.group_seconds}s"
+    options = Options(args.people, args.think, args.computer_delay)
     print(f"bot load: {args.tables} tables x {args.people} person(s) + computers, think {args.think}s, "
-          f"computer delay {args.computer_delay}s, group picture every {group}, on {os.cpu_count()} CPU(s)")
-    light = unthrottled = None
-    if not args.no_peers:  # first, so that the N-table run starts with fonts and caches loaded
-        light = await run_phase("peer: uncontended, same limits", args.peer_tables, args.peer_seconds,
-                                 options, SetupBypassLimiter())
-        print_phase(light)
-    main = await run_phase("N tables, Telegram's limits (AIORateLimiter 30/s overall, 20/min per group)",
-                           args.tables, args.seconds, options, SetupBypassLimiter())
-    print_phase(main)
-    if not args.no_peers:
-        unthrottled = await run_phase("peer: N tables, no overall 30/s limit (20/min per group kept)",
-                                      args.tables, args.peer_seconds, options,
-                                      SetupBypassLimiter(overall_max_rate=0))
-        print_phase(unthrottled)
-    print_ratios(main, light, unthrottled)
+          f"computer delay {args.computer_delay}s, on {os.cpu_count()} CPU(s)")
+    pairs: list[tuple[Phase, Phase | None]] = []
+    for n in args.tables:
+        peer = None
+        if not args.no_peer:
+            peer = await run_peer(n, args.seconds, options)
+            print_phase(peer)
+        mine = await run_xuezhan(n, args.seconds, options)
+        print_phase(mine)
+        pairs.append((mine, peer))
+    print_ratios(pairs)
     return 0
 
 
@@ -373,7 +478,6 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     for name in clean_environment():  # the bot's settings come from this run, not the shell
         os.environ.pop(name)
-    logging.getLogger().setLevel(logging.WARNING)  # counted by each phase, not printed as they come
     return asyncio.run(main_async(args))
 
 

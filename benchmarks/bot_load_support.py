@@ -1,5 +1,6 @@
 """The pieces of ``bot_load.py``: a fake Telegram that scales to hundreds of chats, simulated
-people at hosted tables, and the arithmetic that turns the call log into latencies.
+people at hosted tables, and the arithmetic that turns the call log into latencies. All of it
+runs in the benchmark's process; the bot runs in a process of its own.
 
 Why a subclass of the test fake: ``FakeTelegram.wait_for`` wakes every waiter on every API call
 and re-checks its predicate, which is fine for a test with four people but quadratic with
@@ -17,10 +18,8 @@ import contextlib
 import dataclasses
 import itertools
 import json
-import logging
 import re
 import time
-from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -30,7 +29,6 @@ from fake_telegram import ChatMessage, FakeChat, FakeTelegram, FakeUser
 from fake_telegram import _image_size as image_size
 from table_players import choose, game_buttons
 
-from bot.ratelimit import TelegramRateLimiter
 from storage import Storage
 
 # Methods that change what a chat shows (the bot's visible reaction to a press).
@@ -113,25 +111,6 @@ class LoadTelegram(FakeTelegram):
                     if NEXT_DATA.search(button.callback_data or ""):
                         return message, button.callback_data or ""
         return None
-
-
-class SetupBypassLimiter(TelegramRateLimiter):
-    """Telegram's limits (``TelegramRateLimiter``) once ``enforce`` is on; nothing before.
-
-    Opening hundreds of lobbies is not what the benchmark measures, and under the 30-a-second
-    limit the tables already playing would starve the ones still being set up; so set-up runs
-    unthrottled and the limits apply, in full, from the warm-up on.
-    """
-
-    def __init__(self, **limits: Any) -> None:
-        super().__init__(**limits)
-        self.enforce = False
-
-    async def process_request(self, callback: Any, args: Any, kwargs: dict[str, Any], endpoint: str,
-                              data: dict[str, Any], rate_limit_args: int | None) -> Any:
-        if not self.enforce:
-            return await callback(*args, **kwargs)
-        return await super().process_request(callback, args, kwargs, endpoint, data, rate_limit_args)
 
 
 @dataclass
@@ -278,9 +257,20 @@ async def open_lobby(tg: LoadTelegram, storage: Storage, index: int, people: int
 
 
 async def start_table(tg: LoadTelegram, table: LoadTable, timeout: float) -> None:
-    """The creator presses Start; returns once every person has their hand by DM."""
+    """The creator presses Start (and agrees to computer players if the lobby asks); returns
+    once every person has their hand by DM."""
     assert table.lobby is not None
-    tg.press(table.people[0], table.lobby, text=None, data=f"lb:{table.table_id}:start", check=True)
+    lobby = table.lobby
+    tg.press(table.people[0], lobby, text=None, data=f"lb:{table.table_id}:start", check=True)
+
+    def started_or_asked() -> bool:
+        return tg.newest_photo(table.people[0].id) is not None or any(
+            (b.callback_data or "").endswith(":go") for b in lobby.buttons)
+
+    await wait_until(tg, table.group.id, started_or_asked, timeout, "the game to start or the question")
+    go = next((b.callback_data for b in lobby.buttons if (b.callback_data or "").endswith(":go")), None)
+    if go is not None and tg.newest_photo(table.people[0].id) is None:
+        tg.press(table.people[0], lobby, text=None, data=go, check=True)
     for user in table.people:
         await wait_until(tg, user.id, lambda u=user: tg.newest_photo(u.id), timeout, "the first hand by DM")
 
@@ -368,32 +358,3 @@ def most_in_a_minute(rows: list[Call], chat_id: int, methods: frozenset[str]) ->
             left += 1
         best = max(best, right - left + 1)
     return best
-
-
-class CountingHandler(logging.Handler):
-    """Counts WARNING and worse log records of the bot and PTB, by logger and first words."""
-
-    def __init__(self) -> None:
-        super().__init__(logging.WARNING)
-        self.counts: Counter[str] = Counter()
-        self.first: dict[str, str] = {}  # the first full ERROR record of each kind, traceback included
-        self.setFormatter(logging.Formatter("%(message)s"))
-
-    def emit(self, record: logging.LogRecord) -> None:
-        message = record.getMessage().split(":")[0][:60]
-        key = f"{record.levelname} {record.name}: {message}"
-        self.counts[key] += 1
-        if record.levelno >= logging.ERROR and key not in self.first:
-            self.first[key] = self.format(record)[-2000:]
-
-
-def rss_bytes() -> int:
-    """The process's resident set size (Linux /proc), 0 where unavailable."""
-    try:
-        with open("/proc/self/status", encoding="ascii") as status:
-            for line in status:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    return 0
