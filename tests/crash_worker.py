@@ -246,11 +246,12 @@ def _check_hand(hand: Any, logged: Sequence[Any], rows: Sequence[Any]) -> None:
         assert reversal == restored, f"voided hand {hand.id} not fully restored"
 
 
-def kill_at_random(path: str, seed: int, rng: random.Random) -> str:
+def kill_at_random(path: str, seed: int, rng: random.Random, linger: float = 0.25) -> str:
     """Start a worker on ``path`` and SIGKILL it at a random moment; returns where it was hit.
 
     Half the kills land at a random time after start (possibly during start-up or a
-    migration), half at a random time after the worker reported it is writing.
+    migration), half at a random time (up to ``linger`` seconds) after the worker reported
+    it is writing.
     """
     worker = subprocess.Popen(
         [sys.executable, __file__, path, str(seed)],
@@ -266,7 +267,7 @@ def kill_at_random(path: str, seed: int, rng: random.Random) -> str:
             assert ready, "worker never started writing"
             line = worker.stdout.readline()  # type: ignore[union-attr]
             assert line == b"ready\n", (line, worker.stderr.read())  # type: ignore[union-attr]
-            time.sleep(rng.uniform(0.0, 0.25))
+            time.sleep(rng.uniform(0.0, linger))
             moment = "writing"
         if worker.poll() is not None:
             raise AssertionError(f"worker died by itself: {worker.stderr.read().decode()}")  # type: ignore[union-attr]
@@ -281,12 +282,12 @@ def kill_at_random(path: str, seed: int, rng: random.Random) -> str:
         worker.stderr.close()  # type: ignore[union-attr]
 
 
-async def crash_loop(path: str, kills: int, seed: int = 0) -> Counter:
+async def crash_loop(path: str, kills: int, seed: int = 0, linger: float = 0.25) -> Counter:
     """Kill a worker ``kills`` times, checking the database after every kill."""
     rng = random.Random(seed)
     seen: Counter = Counter()
     for round_number in range(kills):
-        seen[kill_at_random(path, rng.randrange(2**31), rng)] += 1
+        seen[kill_at_random(path, rng.randrange(2**31), rng, linger)] += 1
         counts = await check_database(path)
         seen["kills"] = round_number + 1
         for key, value in counts.items():
