@@ -205,7 +205,12 @@ def runs(text: str, size: int, bold: bool = False) -> tuple[Run, ...]:
         # Spaces and punctuation stay with the run they are in, so that an Arabic or Thai
         # phrase is laid out (and ordered right to left) as one piece.
         before = parts[-1][1] if parts else None
-        if before is not None and unicodedata.category(cluster[0])[0] in "PZ" and before.covers(cluster):
+        if (
+            before is not None
+            and not before.emoji  # the emoji font's space is an emoji wide
+            and unicodedata.category(cluster[0])[0] in "PZ"
+            and before.covers(cluster)
+        ):
             face = before
         parts.append((cluster, face))
     # Real bold for a face only when the bold file has every cluster this string gives it.

@@ -207,3 +207,8 @@ def test_no_system_font_is_used(monkeypatch) -> None:
     for name in ("Борис 李婷 😀", "محمد สมชาย"):
         draw_text(ImageDraw.Draw(img), (0, 20), name, 23, (255, 255, 255), bold=True)
     assert opened and all(p.parent == FONT_DIR for p in opened)
+
+
+def test_a_space_after_an_emoji_is_a_text_space() -> None:
+    gap = text_width("🇻🇳 김", 28) - text_width("🇻🇳김", 28)
+    assert gap == pytest.approx(text_width(" ", 28), abs=2)
