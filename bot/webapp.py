@@ -19,7 +19,7 @@ from telegram.error import TelegramError
 from bot.feature import AnyApplication, Feature
 from bot.i18n import N_, Translator
 from bot.services import services
-from bot.table.feature import TABLES_KEY
+from bot.settings import Settings
 from bot.table.runner import TableRunner
 from engine.events import Event
 from web.hub import Fanout, WebHub
@@ -44,9 +44,8 @@ def direct_link(bot_username: str, app_name: str, table_id: int) -> str:
     return f"https://t.me/{bot_username}/{app_name}?startapp={table_id}"
 
 
-def lobby_link(app: AnyApplication, bot_username: str, table_id: int) -> str | None:
+def lobby_link(settings: Settings, bot_username: str, table_id: int) -> str | None:
     """The lobby's "打开牌桌" link, or None when the web table is off."""
-    settings = services(app).settings
     return direct_link(bot_username, settings.webapp_name, table_id) if settings.webapp_url else None
 
 
@@ -89,6 +88,8 @@ class DmLinks:
 async def on_start(app: AnyApplication) -> None:
     """Serve the web table and join its view to the live tables (runs after the table feature's
     start, so hands resumed after a restart are joined too)."""
+    from bot.table.feature import TABLES_KEY  # the table feature imports this module for lobby_link
+
     settings = services(app).settings
     live = app.bot_data.get(TABLES_KEY)
     if not settings.webapp_url or live is None:

@@ -28,6 +28,7 @@ from bot.table.lobby import lobby_keyboard, lobby_text
 from bot.table.presenter import TelegramPresenter
 from bot.table.runner import Limits, Refusal, settlement_key
 from bot.table.tables import OWED_TICK_SECONDS, JobQueueScheduler, Tables, table_languages
+from bot.webapp import lobby_link
 from engine.rules import RuleSet
 from storage import NotFound, StorageError
 from storage.models import HandStatus, Player, PlayerKind, Table, TableStatus
@@ -104,7 +105,9 @@ async def render_lobby(context: Context, table: Table, texts: Translator,
                                   n=table.seats.count(None))
     elif asking == "cancel":
         text += "\n\n" + texts.t("Cancel this table?")
-    return text, lobby_keyboard(table, context.bot.username, join_argument(context, table.id), texts, asking)
+    web_link = lobby_link(services(context).settings, context.bot.username, table.id)
+    return text, lobby_keyboard(table, context.bot.username, join_argument(context, table.id), texts, asking,
+                                web_link)
 
 
 async def refresh_lobby(context: Context, table: Table, asking: str | None = None) -> None:

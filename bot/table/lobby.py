@@ -35,7 +35,7 @@ def lobby_text(table: Table, players: Sequence[Player | None], rules: RuleSet, b
 
 
 def lobby_keyboard(table: Table, bot_username: str, join_argument: str, texts: Translator,
-                   asking: str | None = None) -> InlineKeyboardMarkup:
+                   asking: str | None = None, web_link: str | None = None) -> InlineKeyboardMarkup:
     """The lobby's buttons; ``asking`` ("start" or "cancel") shows the question before a drastic step.
 
     ``join_argument`` is the signed table id for the "Start me" deep link (ids are sequential).
@@ -64,4 +64,6 @@ def lobby_keyboard(table: Table, bot_username: str, join_argument: str, texts: T
     ]
     if None in table.seats:
         rows.append([start_me])
+    if web_link:  # the web table (Mini App direct link; groups cannot show web_app buttons)
+        rows.append([InlineKeyboardButton(texts.t("Open the table"), url=web_link)])
     return InlineKeyboardMarkup(rows)

@@ -3,6 +3,7 @@ with initData signed by the bot's token) and one on DM buttons, all at the same 
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import AsyncIterator
 from urllib.parse import quote
@@ -10,7 +11,7 @@ from urllib.parse import quote
 import pytest
 from fake_telegram import FakeTelegram
 from harness import BotFactory, clean_environment
-from table_players import HumanPlayer, start_game
+from table_players import HumanPlayer, hand_message, start_game
 from web_pages import play_until_over, wait_for_frame
 
 from bot.table.feature import TABLES_KEY
@@ -56,12 +57,17 @@ async def test_two_browsers_and_one_person_on_dm_buttons_play_one_hand(telegram,
         await user.start()
     await alice.send(group, "/newgame")
     lobby = await telegram.wait_for_bot_message(group, lambda m: "table #" in (m.text or ""))
+    table_id = int(lobby.text.split("#")[1].split()[0])
+    links = [b.url for b in lobby.buttons if b.text == "Open the table"]  # the Mini App's direct link
+    assert links and links[0].endswith(f"/table?startapp={table_id}") and links[0].startswith("https://t.me/")
     for user in (bob, carol):
         await (await user.press(lobby, "Join")).answer()
     await telegram.wait_for(lambda: "Carol" in lobby.text, what="Carol in the lobby")
     await start_game(telegram, alice, lobby)
 
-    runner = next(iter(app.bot_data[TABLES_KEY].runners.values()))
+    live = app.bot_data[TABLES_KEY]
+    await telegram.wait_for(lambda: live.runners, what="the hand to start")
+    runner = next(iter(live.runners.values()))
     server = app.bot_data[SERVER_KEY]
     pages = {}
     for user in (alice, bob):  # each gets a DM with a web_app button that opens this table
@@ -78,10 +84,12 @@ async def test_two_browsers_and_one_person_on_dm_buttons_play_one_hand(telegram,
     # Alice chooses her three tiles on the DM buttons, then plays on in the browser.
     alice_dm, carol_dm = HumanPlayer(telegram, alice), HumanPlayer(telegram, carol)
     alice_seat = runner.seat_of(alice.id)
+    await telegram.wait_for(lambda: hand_message(telegram, alice), timeout=30, what="Alice's hand by DM")
     deadline = time.monotonic() + 30
     while runner.game.phase is Phase.SWAP and alice_seat in runner.game.pending_seats():
         assert time.monotonic() < deadline, "Alice's swap by DM did not go through"
-        await alice_dm.act()
+        if not await alice_dm.act():
+            await asyncio.sleep(0.05)
     assert alice_dm.presses >= 4  # three tiles and the confirm button
 
     await play_until_over(list(pages.values()), others=carol_dm.act, timeout=180)
