@@ -91,12 +91,12 @@ def _draw_face(draw: ImageDraw.ImageDraw, tile: Tile, box: tuple[float, float, f
     w, h = x1 - x0, y1 - y0
     suit, rank = suit_of(tile), rank_of(tile)
     colour = {Suit.CHARACTERS: theme.RED, Suit.DOTS: theme.BLUE, Suit.BAMBOO: theme.GREEN}[suit]
-    index_size = round(w * 0.3)
-    draw.text((x0 + w * 0.1, y0 + h * 0.035), str(rank), font=font(index_size, bold=True), fill=colour, anchor="lt")
+    index_size = round(w * 0.36)
+    draw.text((x0 + w * 0.08, y0 + h * 0.025), str(rank), font=font(index_size, bold=True), fill=colour, anchor="lt")
     # The picture sits below the corner index, centred on what is left of the face.
-    area = (x0 + w * 0.1, y0 + h * 0.23, x1 - w * 0.1, y1 - h * 0.05)
+    area = (x0 + w * 0.1, y0 + h * 0.25, x1 - w * 0.1, y1 - h * 0.05)
     if suit is Suit.CHARACTERS:
-        _draw_characters(draw, rank, (x0 + w * 0.08, y0 + h * 0.16, x1 - w * 0.08, y1 - h * 0.05))
+        _draw_characters(draw, rank, (x0 + w * 0.08, y0 + h * 0.19, x1 - w * 0.08, y1 - h * 0.04))
     elif suit is Suit.DOTS:
         _draw_dots(draw, rank, area)
     else:
