@@ -276,7 +276,7 @@ class Label:
     left: int  # the sprite's left edge relative to the line's origin (negative: ink before it)
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=512)  # a label is ~10-40 KB: at most ~15 MB, the lines of many tables at once
 def label(text: str, size: int, fill: Color, bold: bool = False) -> Label:
     """One line of text as a cached sprite; paste it, don't draw on it."""
     parts = runs(text, size, bold)
