@@ -31,6 +31,13 @@ def test_gallery_writes_every_kind_of_image(tmp_path: Path, capsys) -> None:
         if name.startswith("hand"):
             assert path.stat().st_size < 40_000, name
     assert str(out) in capsys.readouterr().out
+    # Beside each picture, a copy as a phone shows it: 400 px wide (never enlarged).
+    phone = {p.stem: p for p in (out / gallery.PHONE_DIR).glob("*.png")}
+    assert set(phone) == set(files)
+    for name, path in phone.items():
+        with Image.open(path) as small, Image.open(files[name]) as full:
+            assert small.width == min(full.width, gallery.PHONE_WIDTH), name
+            assert abs(small.height / small.width - full.height / full.width) < 0.02, name
 
 
 def test_gallery_writes_jpeg_on_request(tmp_path: Path) -> None:
