@@ -176,6 +176,16 @@ class Storage(Protocol):
         """Every playing hand with its table and action log, for resuming after a restart."""
         ...
 
+    async def save_snapshot(self, hand_id: int, seq: int, state: JSON) -> None:
+        """Keep ``state`` (a hand's saved game after ``seq`` logged actions) as the hand's snapshot,
+        replacing an older one. A snapshot is a cache: the log stays the truth. Raises
+        ``HandClosed`` for a hand that is no longer playing."""
+        ...
+
+    async def hand_snapshots(self) -> dict[int, tuple[int, JSON]]:
+        """The snapshot (seq, state) of every playing hand that has one, by hand id."""
+        ...
+
     # -- scorekeeping for real-tile games ---------------------------------------------------
     async def start_session(self, chat_id: int, player_ids: Sequence[int], creator_id: int | None) -> ScoreSession: ...
 

@@ -180,4 +180,18 @@ _V2: Migration = (
     "CREATE INDEX outbox_pending ON outbox (created_at) WHERE sent_at IS NULL",
 )
 
-MIGRATIONS: tuple[Migration, ...] = (_V1, _V2)
+# The newest saved state of each playing hand (``Game.to_dict`` after ``seq`` actions), so a
+# restart restores it instead of replaying the whole log; it is trusted only where it agrees
+# with the log (see bot/table/snapshots.py). A finished hand's row is removed with its last action.
+_V3: Migration = (
+    """
+    CREATE TABLE hand_snapshots (
+        hand_id INTEGER PRIMARY KEY REFERENCES hands (id),
+        seq     INTEGER NOT NULL,                      -- the number of logged actions it reflects
+        state   TEXT    NOT NULL,                      -- JSON
+        at      INTEGER NOT NULL
+    )
+    """,
+)
+
+MIGRATIONS: tuple[Migration, ...] = (_V1, _V2, _V3)

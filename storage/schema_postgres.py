@@ -182,4 +182,16 @@ _V2: Migration = (
     "CREATE INDEX outbox_pending ON outbox (created_at) WHERE sent_at IS NULL",
 )
 
-MIGRATIONS: tuple[Migration, ...] = (_V1, _V2)
+# storage/schema.py's _V3: the newest saved state of each playing hand.
+_V3: Migration = (
+    """
+    CREATE TABLE hand_snapshots (
+        hand_id BIGINT PRIMARY KEY REFERENCES hands (id),
+        seq     BIGINT NOT NULL,
+        state   TEXT   NOT NULL,
+        at      BIGINT NOT NULL
+    )
+    """,
+)
+
+MIGRATIONS: tuple[Migration, ...] = (_V1, _V2, _V3)

@@ -213,6 +213,7 @@ class TablesAndHands(SqliteBase):
                     "UPDATE hands SET status = 'finished', result = ?, finished_at = ? WHERE id = ?",
                     (result_json, now, hand_id),
                 )
+                await db.execute("DELETE FROM hand_snapshots WHERE hand_id = ?", (hand_id,))
             if owe is not None:
                 await db.execute(
                     "INSERT INTO outbox (key, chat_id, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
@@ -269,6 +270,37 @@ class TablesAndHands(SqliteBase):
                 table = await self._table(db, hand.table_id)
                 found.append(UnfinishedHand(hand, table, tuple(await self._actions(db, hand_id))))
             return found
+
+
+    async def save_snapshot(self, hand_id: int, seq: int, state: JSON) -> None:
+        state_json = canonical_json(state)
+        if not isinstance(seq, int) or seq < 0:
+            raise InvalidWrite(f"sequence number must be a whole number >= 0, not {seq!r}")
+
+        async def unit(db: aiosqlite.Connection) -> None:
+            row = await self._one(db, "SELECT status FROM hands WHERE id = ?", (hand_id,))
+            if row is None:
+                raise NotFound(f"no hand {hand_id}")
+            if row[0] != HandStatus.PLAYING.value:
+                raise HandClosed(f"hand {hand_id} is {row[0]}")
+            await db.execute(
+                "INSERT INTO hand_snapshots (hand_id, seq, state, at) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT (hand_id) DO UPDATE SET seq = excluded.seq, state = excluded.state, at = excluded.at",
+                (hand_id, seq, state_json, self._now_ms()),
+            )
+
+        await self._run(unit)
+
+    async def hand_snapshots(self) -> dict[int, tuple[int, JSON]]:
+        async def unit(db: aiosqlite.Connection) -> dict[int, tuple[int, JSON]]:
+            rows = await self._all(
+                db,
+                "SELECT s.hand_id, s.seq, s.state FROM hand_snapshots s JOIN hands h ON h.id = s.hand_id "
+                "WHERE h.status = 'playing'",
+            )
+            return {hand_id: (seq, json.loads(state)) for hand_id, seq, state in rows}
+
+        return await self._run(unit)
 
 
 _APPEND_HEAD = """

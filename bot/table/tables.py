@@ -21,6 +21,7 @@ from telegram.ext import ContextTypes, JobQueue
 from bot.i18n import supported
 from bot.table.presenter import TelegramPresenter
 from bot.table.runner import Limits, SeatPlayer, TableRunner, settlement_key
+from bot.table.snapshots import restore_game, snapshot_of
 from engine.actions import Action, GameError
 from engine.game import Game
 from engine.rules import RuleSet
@@ -117,13 +118,15 @@ class Tables:
         return runner
 
     async def resume_all(self) -> None:
-        """After a restart: every playing hand continues where its log ends, or is voided."""
+        """After a restart: every playing hand continues where its log ends (from its snapshot
+        where that agrees with the log), or is voided."""
+        snapshots = await self.storage.hand_snapshots()
         for unfinished in await self.storage.unfinished_hands():
             hand, table = unfinished.hand, unfinished.table
             try:
                 rules = RuleSet.from_dict(hand.rules)
                 actions = [Action.from_dict(a.action) for a in unfinished.actions]
-                game = Game.replay(rules, hand.seed, hand.dealer, actions)
+                game = restore_game(rules, hand, actions, snapshots.get(hand.id))
             except (GameError, ValueError, KeyError) as error:
                 log.error("hand %s cannot be replayed (%s); voiding it", hand.id, error)
                 await self.storage.void_hand(hand.id, f"could not be replayed: {error}")
@@ -131,6 +134,18 @@ class Tables:
             runner = await self._runner(table, hand, game)
             await runner.start(resumed=True)
         await self.post_owed()
+
+    async def save_snapshots(self) -> None:
+        """A snapshot of every live hand, so the next start restores it instead of replaying it."""
+        for runner in self.runners.values():
+            if runner.game.over:
+                continue
+            async with runner.lock:
+                seq, state = snapshot_of(runner.game)
+            try:
+                await self.storage.save_snapshot(runner.hand.id, seq, state)
+            except Exception:  # a snapshot only saves time: the log is the truth
+                log.exception("table %s: could not save the snapshot of hand %s", runner.table_id, runner.hand.id)
 
     async def post_owed(self) -> None:
         """Settlement cards owed since before a restart: post them again from the hand's log.
@@ -285,5 +300,6 @@ class Tables:
             task.cancel()
         for runner in list(self.runners.values()):
             await runner.close()
+        await self.save_snapshots()
         self.runners.clear()
         await self.presenter.close()
