@@ -17,12 +17,13 @@ import contextlib
 import logging
 import time
 from collections.abc import Awaitable, Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from bot.table import callbacks
 from engine.actions import SEATS, Action, ActionType, GameError
-from engine.ai import Player, make_player
+from engine.ai import Player, player_for_level
 from engine.events import Event
 from engine.game import Game, Phase
 from engine.rules import RuleSet
@@ -35,6 +36,10 @@ RETRY_FIRST_SECONDS = 0.2
 RETRY_MAX_SECONDS = 5.0
 SLOW_STORAGE_NOTICE_SECONDS = 10.0
 REFUSALS = (HandClosed, InvalidWrite, NotFound, SequenceConflict)  # storage said no: retrying cannot help
+
+
+# Computer players think here, apart from the default pool that storage and rendering share.
+_THINKING = ThreadPoolExecutor(max_workers=2, thread_name_prefix="xz-computer")
 
 
 def settlement_key(hand_id: int) -> str:
@@ -132,7 +137,7 @@ class TableRunner:
         self.lock = asyncio.Lock()
         self.last_events: tuple[Event, ...] = ()
         self._players: list[Player] = [
-            make_player("ai", game.rules, seed=hand.seed + seat) for seat in range(SEATS)
+            player_for_level(game.rules.ai_level, game.rules, seed=hand.seed + seat) for seat in range(SEATS)
         ]
         self._driver: asyncio.Task[None] | None = None
         self.closed = False
@@ -348,7 +353,7 @@ class TableRunner:
             state.expiries += 1
             if state.expiries >= 2:
                 state.auto = True
-            await self._commit(self._computer_choice(seat))
+            await self._commit(await self._computer_choice(seat))
             if state.auto:
                 await self.presenter.seat_controlled(self, seat, "timeout")
         self._kick()
@@ -375,9 +380,11 @@ class TableRunner:
         self._kick()
         return True
 
-    def _computer_choice(self, seat: int) -> Action:
-        legal = self.game.legal_actions(seat)
-        return self._players[seat].choose(self.game.view(seat), legal)
+    async def _computer_choice(self, seat: int) -> Action:
+        """The seat's computer player decides in a worker thread on a snapshot of its view, so a
+        thinking hard player (up to ~60 ms a discard) does not hold up other tables' presses."""
+        view, legal = self.game.view(seat), self.game.legal_actions(seat)
+        return await asyncio.get_running_loop().run_in_executor(_THINKING, self._players[seat].choose, view, legal)
 
     def _kick(self) -> None:
         if self.closed or (self._driver is not None and not self._driver.done()):
@@ -396,7 +403,7 @@ class TableRunner:
                 if seat is None:
                     return
                 try:
-                    await self._commit(self._computer_choice(seat))
+                    await self._commit(await self._computer_choice(seat))
                 except GameError:
                     log.exception("table %s: computer player chose an illegal action", self.table_id)
                     return
