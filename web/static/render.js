@@ -117,7 +117,8 @@ function tick() {
 
 function handSize(view, seat) {
   const melded = view.melds[seat].length * 3;
-  const turn = view.phase === "play" && view.current === seat ? 1 : 0;
+  const dealing = (view.phase === "swap" || view.phase === "void") && view.dealer === seat; // the dealer's 14th
+  const turn = (view.phase === "play" && view.current === seat) || dealing ? 1 : 0;
   return Math.max(0, 13 - melded + turn);
 }
 
