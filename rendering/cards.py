@@ -102,14 +102,16 @@ def render_score_card(scored: ScoredHand, heading: str = "算番", footer: str =
 def render_result_card(card: ResultCard) -> Image.Image:
     """A win or a whole hand settled: each win explained, every payment, each player's net.
 
-    With ``hands`` (the end of a hand) every seat's tiles are laid open with its net, so the
-    wins above need no tile row of their own and every 查叫 can be checked.
+    With ``hands`` (the end of a hand) every seat's tiles are laid open with its net, so every
+    查叫 can be checked; the wins above (each already had its own card) shrink to a summary
+    of two or three lines each, which keeps the card large enough to read on a phone.
     """
-    show_win_tiles = not card.hands
+    settlement = bool(card.hands)
+    win_heights = [_compact_win_height(w) if settlement else _hand_block_height(w) + PAD for w in card.wins]
     height = (
         HEADER
         + PAD
-        + sum(_hand_block_height(w, show_win_tiles) + PAD for w in card.wins)
+        + sum(win_heights)
         + (_HEADING + len(card.payments) * LINE + 10 if card.payments else 0)
         + (_HEADING + len(card.totals) * LINE + 10 if card.totals and not card.hands else 0)
         + (_HEADING + sum(_seat_hand_height(h) for h in card.hands) + 10 if card.hands else 0)
@@ -121,9 +123,12 @@ def render_result_card(card: ResultCard) -> Image.Image:
         _header(c, card.title)
         y: float = HEADER + PAD
         for i, win in enumerate(card.wins):
+            if settlement:
+                y = _compact_win(c, win, y, stripe=i % 2 == 0)
+                continue
             if i:
                 c.line((PAD, y - PAD / 2, WIDTH - PAD, y - PAD / 2), theme.PAPER_LINE, 2)
-            y = _hand_block(c, win, y, show_win_tiles) + PAD
+            y = _hand_block(c, win, y) + PAD
         if card.payments:
             y = _heading(c, card.payments_heading, y)
             y = _payments(c, card.payments, y)
@@ -170,19 +175,52 @@ def _fitting_width(groups: Sequence[Sequence[Slot]], widest: int, room: float) -
     return tw
 
 
-def _hand_block_height(scored: ScoredHand, with_tiles: bool = True) -> int:
+def _hand_block_height(scored: ScoredHand) -> int:
     tiles = tile_height(_fitting_width(_hand_groups(scored.hand), HAND_TILE, WIDTH - 2 * PAD)) + 20
-    return 56 + (tiles if with_tiles else 0) + LINE * len(scored.lines) + (70 if scored.total else 0)
+    return 56 + tiles + LINE * len(scored.lines) + (70 if scored.total else 0)
 
 
-def _hand_block(card: _Card, scored: ScoredHand, y: float, with_tiles: bool = True) -> float:
+_COMPACT_LINE = 40
+
+
+def _total_beside_title(scored: ScoredHand) -> bool:
+    room = WIDTH - 2 * PAD - 32
+    return text_width(scored.title, 28, bold=True) + text_width(scored.total, 26, bold=True) + 30 <= room
+
+
+def _compact_win_height(scored: ScoredHand) -> int:
+    rows = 1 + (1 if scored.lines else 0) + (0 if not scored.total or _total_beside_title(scored) else 1)
+    return rows * _COMPACT_LINE + 16
+
+
+def _compact_win(card: _Card, scored: ScoredHand, y: float, stripe: bool) -> float:
+    """A win in a few lines: who and how (title), the steps of its value inline, who pays."""
+    height = _compact_win_height(scored)
+    if stripe:
+        card.rect((PAD, y, WIDTH - PAD, y + height - 6), theme.PAPER_STRIPE)
+    mid = y + _COMPACT_LINE / 2 + 2
+    card.text((PAD + 16, mid), scored.title, 28, theme.INK, bold=True, max_width=WIDTH - 2 * PAD - 32)
+    total_row = scored.total and not _total_beside_title(scored)
+    if scored.total and not total_row:
+        card.text((WIDTH - PAD - 16, mid), scored.total, 26, theme.RED, bold=True, align="right")
+    if scored.lines:
+        mid += _COMPACT_LINE
+        steps = " · ".join(f"{line.label} {line.value}" for line in scored.lines)
+        card.text((PAD + 16, mid), steps, 24, theme.INK_SOFT, max_width=WIDTH - 2 * PAD - 32)
+    if total_row:
+        mid += _COMPACT_LINE
+        card.text((WIDTH - PAD - 16, mid), scored.total, 26, theme.RED, bold=True, align="right",
+                  max_width=WIDTH - 2 * PAD - 32)
+    return y + height
+
+
+def _hand_block(card: _Card, scored: ScoredHand, y: float) -> float:
     card.text((PAD, y + 22), scored.title, 32, theme.INK, bold=True, max_width=WIDTH - 2 * PAD)
     y += 56
-    if with_tiles:
-        groups = _hand_groups(scored.hand)
-        tw = _fitting_width(groups, HAND_TILE, WIDTH - 2 * PAD)
-        card.tiles(groups, PAD, y, tw)
-        y += tile_height(tw) + 20
+    groups = _hand_groups(scored.hand)
+    tw = _fitting_width(groups, HAND_TILE, WIDTH - 2 * PAD)
+    card.tiles(groups, PAD, y, tw)
+    y += tile_height(tw) + 20
     for i, line in enumerate(scored.lines):
         if i % 2 == 0:
             card.rect((PAD, y, WIDTH - PAD, y + LINE), theme.PAPER_STRIPE)
