@@ -111,13 +111,15 @@ class TablesAndHands(SqliteBase):
         return await self._run(unit)
 
     async def open_tables(self, chat_id: int | None = None) -> list[Table]:
-        async with self._tx() as db:
+        async def unit(db: aiosqlite.Connection) -> list[Table]:
             sql = "SELECT id FROM tables WHERE status IN ('lobby', 'playing')"
             params: tuple[int, ...] = ()
             if chat_id is not None:
                 sql, params = sql + " AND chat_id = ?", (chat_id,)
             rows = await self._all(db, sql + " ORDER BY id", params)
             return [await self._table(db, row[0]) for row in rows]
+
+        return await self._run(unit)
 
     # -- hands and the action log ---------------------------------------------------------
     async def _hand(self, db: aiosqlite.Connection, hand_id: int) -> Hand:
@@ -243,26 +245,32 @@ class TablesAndHands(SqliteBase):
             return await self._hand(db, hand_id)
 
     async def get_hand(self, hand_id: int) -> Hand:
-        async with self._tx() as db:
+        async def unit(db: aiosqlite.Connection) -> Hand:
             return await self._hand(db, hand_id)
 
+        return await self._run(unit)
+
     async def table_hands(self, table_id: int) -> list[Hand]:
-        async with self._tx() as db:
+        async def unit(db: aiosqlite.Connection) -> list[Hand]:
             await self._table(db, table_id)
             rows = await self._all(db, "SELECT id FROM hands WHERE table_id = ? ORDER BY number", (table_id,))
             return [await self._hand(db, row[0]) for row in rows]
+
+        return await self._run(unit)
 
     async def _actions(self, db: aiosqlite.Connection, hand_id: int) -> list[LoggedAction]:
         rows = await self._all(db, "SELECT seq, action, at FROM actions WHERE hand_id = ? ORDER BY seq", (hand_id,))
         return [LoggedAction(seq, json.loads(action), days.from_ms(at)) for seq, action, at in rows]
 
     async def hand_actions(self, hand_id: int) -> list[LoggedAction]:
-        async with self._tx() as db:
+        async def unit(db: aiosqlite.Connection) -> list[LoggedAction]:
             await self._hand(db, hand_id)
             return await self._actions(db, hand_id)
 
+        return await self._run(unit)
+
     async def unfinished_hands(self) -> list[UnfinishedHand]:
-        async with self._tx() as db:
+        async def unit(db: aiosqlite.Connection) -> list[UnfinishedHand]:
             ids = await self._all(db, "SELECT id FROM hands WHERE status = 'playing' ORDER BY id")
             found = []
             for (hand_id,) in ids:
@@ -270,6 +278,8 @@ class TablesAndHands(SqliteBase):
                 table = await self._table(db, hand.table_id)
                 found.append(UnfinishedHand(hand, table, tuple(await self._actions(db, hand_id))))
             return found
+
+        return await self._run(unit)
 
 
     async def save_snapshot(self, hand_id: int, seq: int, state: JSON) -> None:
