@@ -35,6 +35,9 @@ _TOKEN = re.compile(r"'(?:[^']|'')*'|\"(?:[^\"])*\"|::|\?|(?<![:\w]):([A-Za-z_]\
 _INSERT_INTO = re.compile(r"^\s*INSERT\s+INTO\s+([A-Za-z_]\w*)", re.IGNORECASE)
 _RETURNING = re.compile(r"\bRETURNING\b", re.IGNORECASE)
 _BEGIN = re.compile(r"^\s*BEGIN\b", re.IGNORECASE)
+_RELEASE = re.compile(r"^\s*RELEASE\b", re.IGNORECASE)
+_COMMIT = re.compile(r"^\s*COMMIT\s*$", re.IGNORECASE)
+_ROLLBACK_ALL = re.compile(r"^\s*ROLLBACK\s*$", re.IGNORECASE)
 _CONTROL = re.compile(r"^\s*(BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE|CREATE|ALTER|DROP|SET|LOCK)\b", re.IGNORECASE)
 
 
@@ -118,6 +121,7 @@ class PgConnection:
         self._connect = connect
         self.raw = conn
         self._generated_ids: frozenset[str] = frozenset()
+        self._pending: list[str] = []  # BEGIN / RELEASE held back to travel with the next statement
 
     @classmethod
     async def open(cls, connect: Callable[[], Awaitable[asyncpg.Connection]]) -> PgConnection:
@@ -137,37 +141,67 @@ class PgConnection:
         return PgCursor(lambda: self._run(sql, params))
 
     async def _run(self, sql: str, params: Params) -> tuple[list[tuple[Any, ...]], int | None]:
-        if _BEGIN.match(sql):
-            await self._begin(sql)
-            return [], None
         text, args = translate(sql, params)
+        if not args and _CONTROL.match(text):
+            await self._control(text)
+            return [], None
+        await self._flush()
         insert = _INSERT_INTO.match(text)
-        wants_id = insert is not None and insert.group(1) in self._generated_ids and not _RETURNING.search(text)
-        if wants_id:
+        if insert is not None and insert.group(1) in self._generated_ids and not _RETURNING.search(text):
             (row,) = await self.raw.fetch(text + " RETURNING id", *args)
             return [], row[0]
-        if not args and _CONTROL.match(text):
-            await self.raw.execute(text)  # the simple protocol: nothing to prepare, no rows
-            return [], None
         rows = await self.raw.fetch(text, *args)
         return [plain(row) for row in rows], None
 
-    async def _begin(self, sql: str) -> None:
-        """Open a transaction, on a new connection if the server dropped ours (restarted):
-        nothing has been done yet, so starting over there loses nothing."""
+    async def _control(self, text: str) -> None:
+        """Transaction control, with as few round trips as the order of statements allows.
+
+        Each is a round trip to the server, and the group commit issues several per unit
+        (BEGIN, SAVEPOINT, RELEASE, COMMIT) around a handful of real statements. ``BEGIN`` and
+        ``RELEASE`` are therefore held back and sent in one message with the next statement
+        (``BEGIN; SAVEPOINT unit``, ``RELEASE unit; SAVEPOINT unit``); a ``COMMIT`` makes a
+        pending ``RELEASE`` needless and a ``ROLLBACK`` any pending statement.
+        """
+        if _BEGIN.match(text) or _RELEASE.match(text):
+            self._pending.append(text)
+            return
+        if _COMMIT.match(text):
+            self._pending = [p for p in self._pending if not _RELEASE.match(p)]  # COMMIT releases them all
+            if self._pending:  # a BEGIN never sent: an empty transaction, nothing to commit
+                self._pending = []
+                return
+        elif _ROLLBACK_ALL.match(text):
+            never_sent = any(_BEGIN.match(p) for p in self._pending)
+            self._pending = []
+            if never_sent:
+                return
+        self._pending.append(text)
+        await self._flush()
+
+    async def _flush(self) -> None:
+        """Send the held-back control statements (see ``_control``) in one message."""
+        if not self._pending:
+            return
+        text, self._pending = "; ".join(self._pending), []
+        if not _BEGIN.match(text):
+            await self.raw.execute(text)  # the simple protocol: several statements, no parameters
+            return
+        # A transaction begins: on a new connection if the server dropped ours (restarted);
+        # nothing has been done in it yet, so starting over there loses nothing.
         if self.raw.is_closed():
             self.raw = await self._connect()
         try:
-            await self.raw.execute(sql)
+            await self.raw.execute(text)
         except (asyncpg.ConnectionDoesNotExistError, asyncpg.InterfaceError, OSError):
             self.raw.terminate()
             self.raw = await self._connect()
-            await self.raw.execute(sql)
+            await self.raw.execute(text)
 
     async def executemany(self, sql: str, rows: Iterable[Params]) -> None:
         batch = list(rows)
         if not batch:
             return
+        await self._flush()
         text, _ = translate(sql, batch[0])
         await self.raw.executemany(text, [translate(sql, row)[1] for row in batch])
 
