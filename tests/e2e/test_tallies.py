@@ -201,6 +201,8 @@ async def test_tally_balances_and_leaderboard_equal_sums_of_the_ledger(
     assert here.startswith("Alice in this chat:") and everywhere
     assert f"net {expected['Alice']:+d}" in here and f"net {expected['Alice']:+d}" in everywhere
     assert "Hands 2 " in here  # the hosted hand and the scorekept one (a kong and a self-draw)
+    in_dm = (await say(telegram, alice, alice, "/stats")).text  # privately: every chat only
+    assert in_dm.startswith("Alice in every chat:") and f"net {expected['Alice']:+d}" in in_dm
 
     history = (await say(telegram, alice, group, "/history")).text
     assert "hosted hand #" in history and "Self-draw: Dave" in history
