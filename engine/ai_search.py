@@ -55,6 +55,9 @@ NOT_READY_PENALTY = 2.0
 # errors above zero and at least this many chips: the estimate is noisy, ai-v1 is not bad.
 CONFIDENCE = 1.5
 MIN_EDGE = 0.05
+# Below this many rounds the spread itself is unknown (one round has none), so a machine too slow
+# to play them keeps ai-v1's discard: weaker, never worse than the normal level by chance.
+MIN_ROUNDS = 8
 # Danger is in multiplier units; this turns it into chips like the rollout values.
 CHIPS_PER_DANGER = 1.8
 
@@ -299,10 +302,12 @@ class SearchPlayer(AIPlayer):
         out = {}
         for t in candidates:
             mean = totals[t] / rounds
-            spread = max(0.0, squares[t] / rounds - mean * mean) ** 0.5 / rounds**0.5
             # the baseline's own danger is counted in both, so only the difference matters
             edge = mean - CHIPS_PER_DANGER * DANGER_WEIGHT * (danger[t] - danger[baseline])
             out[t] = edge
-            if t != baseline and edge > CONFIDENCE * spread + MIN_EDGE:
+            if t == baseline or rounds < MIN_ROUNDS:
+                continue  # too few samples to judge a spread: ai-v1's choice stands
+            variance = max(0.0, (squares[t] - rounds * mean * mean) / (rounds - 1))
+            if edge > CONFIDENCE * (variance / rounds) ** 0.5 + MIN_EDGE:
                 self.confident.add(t)
         return out
