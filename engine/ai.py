@@ -406,14 +406,15 @@ def _threat(view: SeatView) -> tuple[list[float], float]:
     return out, most_ready
 
 
-PLAYERS = ("random", "greedy", "easy", "ai", "ai-v1", "hard")
+PLAYERS = ("random", "greedy", "easy", "ai", "ai-v1", "hard", "hard-60")
 # The three levels a table can choose (简单 / 普通 / 困难) and the player each one seats.
 LEVELS = {"easy": "easy", "normal": "ai-v1", "hard": "hard"}
 
 
 def make_player(name: str, rules: RuleSet | None = None, seed: int = 0) -> Player:
-    """A player by name (see ``PLAYERS``; ``ai`` and ``ai-v1`` are the same frozen normal player);
-    an unknown name is a ValueError."""
+    """A player by name (see ``PLAYERS``; ``ai`` and ``ai-v1`` are the same frozen normal player;
+    ``hard-60`` is the hard player held to 60 search rounds instead of its time budget, so its
+    strength can be measured on a loaded machine); an unknown name is a ValueError."""
     if name == "random":
         return RandomPlayer(seed)
     if name == "greedy":
@@ -424,9 +425,11 @@ def make_player(name: str, rules: RuleSet | None = None, seed: int = 0) -> Playe
         from engine.ai_easy import EasyPlayer  # imported here: it builds on this module
 
         return EasyPlayer(rules, seed)
-    if name == "hard":
+    if name in ("hard", "hard-60"):
         from engine.ai_search import SearchPlayer
 
+        if name == "hard-60":  # 60 rounds whatever the clock: the strength a quiet core reaches
+            return SearchPlayer(rules, seed=seed, budget=None, samples=60)
         return SearchPlayer(rules, seed=seed)
     raise ValueError(f"unknown player {name!r}; choose one of {', '.join(PLAYERS)}")
 
