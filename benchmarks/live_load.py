@@ -62,11 +62,27 @@ async def serve(tables: int, db: Path, synchronous: str) -> None:
         table, runner = await local.open_table(4, names, first_user=1 + 4 * index)
         seats.append([seat_token(local.secret, table.id, p.user_id) for p in runner.seats])
     print(json.dumps({"url": url, "tables": seats}), flush=True)
+    lags: list[float] = []
+    watch = asyncio.create_task(loop_lag(lags))
     try:
+        await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)  # "start"
+        lags.clear()
+        await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)  # "measured" (or EOF)
+        print(json.dumps({"lag": lags}), flush=True)
         await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)  # until the benchmark closes it
     finally:
+        watch.cancel()
         await local.close()
         await storage.close()
+
+
+async def loop_lag(lags: list[float], every: float = 0.02) -> None:
+    """How late the event loop wakes a 20 ms timer: time the process waited for a CPU (or was busy)."""
+    loop = asyncio.get_running_loop()
+    while True:
+        began = loop.time()
+        await asyncio.sleep(every)
+        lags.append(loop.time() - began - every)
 
 
 # --- the simulated browsers ------------------------------------------------------------------
@@ -203,6 +219,9 @@ async def measure_web(tables: int, seconds: float, think: float, synchronous: st
             print(f"web: {tables} tables, {len(clients)} sockets open after {time.monotonic() - began:.1f} s; "
                   f"warming up {WARM_UP:.0f} s, measuring {seconds:.0f} s", flush=True)
             await asyncio.sleep(WARM_UP)
+            server.stdin.write(b"start\n")
+            client_lags: list[float] = []
+            watch = asyncio.create_task(loop_lag(client_lags))
             cpu_before, start, load_before = process_cpu(server.pid), time.monotonic(), os.getloadavg()[0]
             client_before = time.process_time()
             rec.measuring = True
@@ -210,6 +229,10 @@ async def measure_web(tables: int, seconds: float, think: float, synchronous: st
             rec.measuring = False
             cpu = process_cpu(server.pid) - cpu_before
             client_cpu = time.process_time() - client_before
+            watch.cancel()
+            server.stdin.write(b"measured\n")
+            await server.stdin.drain()
+            server_lags = json.loads(await asyncio.wait_for(server.stdout.readline(), 30))["lag"]
             elapsed = time.monotonic() - start
             await asyncio.sleep(min(2.0, think + 1))  # the last measured actions reach every view
             stop.set()
@@ -233,9 +256,15 @@ async def measure_web(tables: int, seconds: float, think: float, synchronous: st
     print(f"  server CPU {cpu:.1f} s = {1000 * cpu / max(1, rec.actions):.2f} ms per decision "
           f"({100 * cpu / elapsed:.0f}% of one core); the simulated browsers "
           f"{100 * client_cpu / elapsed:.0f}% of one core")
+    print("  event loop lag (a 20 ms timer woken late: waiting for a CPU, or busy): server p50 "
+          f"{percentile(server_lags, 0.5) * 1000:.1f} ms p99 {percentile(server_lags, 0.99) * 1000:.1f} ms; "
+          f"browsers p50 {percentile(client_lags, 0.5) * 1000:.1f} ms "
+          f"p99 {percentile(client_lags, 0.99) * 1000:.1f} ms")
     print(f"  refusals {dict(rec.refusals) or 'none'}, errors {dict(rec.errors) or 'none'}")
-    print(f"  target p99 < 100 ms at 200 tables: {'met' if p99 < 100 else 'NOT met'}"
-          + ("" if tables == 200 else f" (this run: {tables} tables)"), flush=True)
+    if tables == 200:
+        print(f"  target p99 < 100 ms at 200 tables: {'met' if p99 < 100 else 'NOT met'}", flush=True)
+    else:
+        print(f"  p99 < 100 ms here: {'yes' if p99 < 100 else 'no'} (the target is set at 200 tables)", flush=True)
     return 0 if not rec.errors else 1
 
 
