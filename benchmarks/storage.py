@@ -11,7 +11,8 @@
 3. The crash test with more kills than the test suite (SIGKILL at random moments).
 
 With ``--postgres`` the writes and the tallies are measured on PostgreSQL too, on a server
-started for the run in a temporary folder (tests/pg_server.py, with fsync on).
+started for the run in a temporary folder (tests/pg_server.py, with fsync on), and so is how
+the write rate grows with 1, 2 and 4 worker processes sharing that database.
 """
 
 from __future__ import annotations
@@ -44,12 +45,12 @@ class Clock:
         return self.now
 
 
-async def _tables(store, count: int) -> list[int]:
+async def _tables(store, count: int, chat: int = CHAT) -> list[int]:
     hands = []
     for t in range(count):
-        players = [await store.player_for_user(CHAT, 10 * t + i, f"U{t}-{i}") for i in range(3)]
-        players.append(await store.named_player(CHAT, "电脑", PlayerKind.COMPUTER))
-        table = await store.create_table(CHAT, None)
+        players = [await store.player_for_user(chat, 10 * t + i, f"U{t}-{i}") for i in range(3)]
+        players.append(await store.named_player(chat, "电脑", PlayerKind.COMPUTER))
+        table = await store.create_table(chat, None)
         for seat, player in enumerate(players):
             await store.set_seat(table.id, seat, player.id)
         hands.append((await store.start_hand(table.id, {}, seed=t, dealer=0)).id)
@@ -178,6 +179,44 @@ async def bench_tally(where: Path | str, days: int, per_day: int, repeats: int) 
     }
 
 
+async def worker(url: str, index: int, tables: int, actions: int) -> None:
+    """One worker process of the scaling run: its own chat and tables, writing when told "go"."""
+    store = await open_storage(url)
+    hands = await _tables(store, tables, chat=CHAT - 1 - index)
+
+    async def play(hand_id: int) -> None:
+        for seq in range(actions):
+            await store.append_action(hand_id, seq, *_action(seq))
+
+    print("ready", flush=True)
+    await asyncio.to_thread(sys.stdin.readline)
+    started = time.perf_counter()
+    await asyncio.gather(*(play(h) for h in hands))
+    print(tables * actions, time.perf_counter() - started, flush=True)
+    await store.close()
+
+
+async def scaling_rate(url: str, workers: int, tables: int, actions: int) -> float:
+    """Actions/s of ``workers`` processes on one database, ``tables`` tables in all, started together."""
+    procs = [
+        await asyncio.create_subprocess_exec(
+            sys.executable, __file__, "--worker", url, str(i), str(tables // workers), str(actions),
+            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE)
+        for i in range(workers)
+    ]
+    for proc in procs:
+        assert (await proc.stdout.readline()).strip() == b"ready"  # type: ignore[union-attr]
+    started = time.perf_counter()
+    for proc in procs:
+        proc.stdin.write(b"go\n")  # type: ignore[union-attr]
+        await proc.stdin.drain()  # type: ignore[union-attr]
+    written = 0
+    for proc in procs:
+        written += int((await proc.stdout.readline()).split()[0])  # type: ignore[union-attr]
+        await proc.wait()
+    return written / (time.perf_counter() - started)
+
+
 async def bench_postgres(args: argparse.Namespace) -> None:
     """Writes and tallies on a PostgreSQL server started for the run (fsync on, like SQLite FULL)."""
     from pg_server import PgServer, find_binaries
@@ -196,6 +235,12 @@ async def bench_postgres(args: argparse.Namespace) -> None:
                 await server.drop_database(url)
             print(f"synchronous={synchronous:6} group commit: {rates[0]:6.0f} actions/s | "
                   f"a commit per action: {rates[1]:6.0f}/s ({rates[0] / rates[1]:4.1f}x)")
+        print(f"== PostgreSQL, worker processes on one database: {args.tables} tables x {args.actions} actions in all")
+        for workers in (1, 2, 4):
+            url = await server.create_database()
+            rate = await scaling_rate(url, workers, args.tables, args.actions)
+            await server.drop_database(url)
+            print(f"{workers} worker(s): {rate:6.0f} actions/s")
         url = await server.create_database()
         print(f"== PostgreSQL daily tally: a chat with {args.days} days x {args.per_day} records/day (+3 other chats)")
         tally = await bench_tally(url, args.days, args.per_day, repeats=50)
@@ -217,7 +262,12 @@ async def main() -> None:
     parser.add_argument("--per-day", type=int, default=30, help="records per chat per day")
     parser.add_argument("--kills", type=int, default=200)
     parser.add_argument("--postgres", action="store_true", help="measure PostgreSQL too (needs its binaries)")
+    parser.add_argument("--worker", nargs=4, metavar=("URL", "INDEX", "TABLES", "ACTIONS"), help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.worker:
+        url, index, tables, actions = args.worker
+        await worker(url, int(index), int(tables), int(actions))
+        return
     if args.postgres:
         await bench_postgres(args)
 
