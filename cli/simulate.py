@@ -13,6 +13,7 @@ import argparse
 import json
 import sys
 import time
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
@@ -95,6 +96,7 @@ def run_simulate(args: argparse.Namespace) -> int:
     pigs = [0] * SEATS
     times: list[float] = []
     problems: list[str] = []
+    tally: Counter[str] = Counter()
     start = time.perf_counter()
     for result in play_session(rules, args.seed, args.hands, named_players(names, rules)):
         for s in range(SEATS):
@@ -103,6 +105,7 @@ def run_simulate(args: argparse.Namespace) -> int:
             deal_ins[s] += result.dealt_in[s]
             pigs[s] += result.flower_pig[s]
             times += result.decision_seconds[s]
+        tally.update(result.tally)
         problems += [f"hand seed {result.seed}: {p}" for p in result.problems]
     seconds = time.perf_counter() - start
     seats = [
@@ -128,6 +131,7 @@ def run_simulate(args: argparse.Namespace) -> int:
         "decision_ms_p50": percentile(times, 50) * 1000,
         "decision_ms_p95": percentile(times, 95) * 1000,
         "seats": seats,
+        "in_play": dict(tally.most_common()),
         "problems": problems,
     }
     if args.json:
@@ -144,6 +148,7 @@ def run_simulate(args: argparse.Namespace) -> int:
                 f"{row['seat']:>4}  {row['player']:<7} {row['chips']:>6}  {row['chips_per_hand']:>8.2f}  "
                 f"{row['wins']:>4}  {row['deal_ins']:>8}  {row['flower_pigs']:>4}"
             )
+        print("in play: " + ", ".join(f"{name} {n}" for name, n in tally.most_common()))
         if problems:
             print(f"{len(problems)} check(s) FAILED:")
             for p in problems:

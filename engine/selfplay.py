@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import random
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
@@ -45,6 +46,7 @@ class HandResult:
     end: str
     decision_seconds: list[list[float]] = field(default_factory=lambda: [[] for _ in range(SEATS)])
     problems: list[str] = field(default_factory=list)
+    tally: Counter[str] = field(default_factory=Counter)  # what came into play: bonuses, patterns, payments
 
 
 def check_hand(game: Game) -> list[str]:
@@ -143,6 +145,13 @@ def _record(result: HandResult, event: Event) -> None:
         result.won[event.seat] = True
         if event.from_seat is not None:
             result.dealt_in[event.from_seat] = True
+        if event.win is not None:
+            result.tally[event.win.score.pattern.zh] += 1
+            result.tally.update(b.zh for b in event.win.score.bonuses)
+            if event.win.as_discard:
+                result.tally["算点炮"] += 1
+    elif event.type is EventType.TRANSFER and event.transfer is not None:
+        result.tally[event.transfer.reason.zh] += 1
     elif event.type is EventType.WALL_CHECK and event.status is not None and event.status.flower_pig:
         result.flower_pig[event.status.seat] = True
 
