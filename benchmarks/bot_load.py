@@ -75,6 +75,7 @@ class Options:
     people: int
     think: float
     computer_delay: float
+    profile: Path | None = None  # py-spy's samples of the bot in each measured window go here
 
 
 @dataclass
@@ -251,7 +252,10 @@ async def _play(phase: Phase, tg: LoadTelegram, bot: BotProcess, storage: Storag
         phase.load = (load_average(), 0.0)
         cpu_before, start_at, wall_start = process_cpu(bot.pid), time.monotonic(), datetime.now(UTC)
         rec.measuring = True
+        spy = await _profile(options, bot.pid, n, seconds)
         await asyncio.sleep(seconds)
+        if spy is not None:
+            await spy.wait()
         rec.measuring = False
         end, cpu_after, wall_end = time.monotonic(), process_cpu(bot.pid), datetime.now(UTC)
         phase.load = (phase.load[0], load_average())
@@ -277,6 +281,18 @@ async def _play(phase: Phase, tg: LoadTelegram, bot: BotProcess, storage: Storag
     phase.group_sends_max = max((most_in_a_minute(rows, t.group.id, SEND_METHODS) for t in tables), default=0)
     phase.group_calls_max = max((most_in_a_minute(rows, t.group.id, SHOWING_METHODS) for t in tables), default=0)
     return tables
+
+
+async def _profile(options: Options, pid: int, n: int, seconds: float) -> asyncio.subprocess.Process | None:
+    """py-spy sampling the bot through the window (without pausing it), collapsed stacks to a file."""
+    if options.profile is None:
+        return None
+    out = options.profile.with_name(f"{options.profile.stem}-{n}{options.profile.suffix}")
+    return await asyncio.create_subprocess_exec(
+        "py-spy", "record", "--pid", str(pid), "--duration", str(int(seconds)), "--rate", "50", "--nonblocking",
+        "--threads", "--format", "raw", "--output", str(out),
+        stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL,
+    )
 
 
 def _count_calls(phase: Phase, rows: list) -> None:
@@ -451,6 +467,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--computer-delay", type=float, default=0.5,
                         help="XUEZHAN_COMPUTER_DELAY, the pause before a computer player acts (default 0.5)")
     parser.add_argument("--no-peer", action="store_true", help="measure the Xuezhan runs only")
+    parser.add_argument("--profile", type=Path, default=None,
+                        help="record the bot with py-spy in each window, to FILE-<tables>.<ext> (collapsed stacks)")
     args = parser.parse_args(argv)
     if not 0 <= args.think <= 60 or not 0 <= args.computer_delay <= 30:
         parser.error("--think must be within 0..60 and --computer-delay within 0..30 seconds")
@@ -458,7 +476,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 
 async def main_async(args: argparse.Namespace) -> int:
-    options = Options(args.people, args.think, args.computer_delay)
+    options = Options(args.people, args.think, args.computer_delay, args.profile)
     print(f"bot load: {args.tables} tables x {args.people} person(s) + computers, think {args.think}s, "
           f"computer delay {args.computer_delay}s, on {os.cpu_count()} CPU(s)")
     pairs: list[tuple[Phase, Phase | None]] = []
