@@ -99,12 +99,20 @@ class WebHub:
         self._broadcast(runner, ())
 
     async def forget(self, table_id: int) -> None:
-        """The table's hand is closed: a finished hand stays on the pages until the next one."""
+        """The table's hand is closed: a finished hand stays on the open pages until the next one
+        (and is dropped with the last of them); a voided one is closed on every page."""
         runner = self.runners.get(table_id)
-        if runner is not None and not runner.game.over:
-            self.runners.pop(table_id)
+        if runner is None or (runner.game.over and self.viewers.get(table_id)):
+            return
+        self._drop(table_id)
+        if not runner.game.over:
             for viewer in self.viewers.get(table_id, ()):
                 viewer.push({"type": "closed"})
+
+    def _drop(self, table_id: int) -> None:
+        self.runners.pop(table_id, None)
+        for seat in range(4):
+            self._deadlines.pop((table_id, seat), None)
 
     async def close(self) -> None:
         for viewers in self.viewers.values():
@@ -143,6 +151,9 @@ class WebHub:
             viewers.discard(viewer)
             if not viewers:
                 self.viewers.pop(viewer.table_id, None)
+                runner = self.runners.get(viewer.table_id)
+                if runner is not None and runner.closed:  # a finished table nobody looks at any more
+                    self._drop(viewer.table_id)
         await viewer.stop()
 
     async def act(self, viewer: Viewer, message: dict[str, Any]) -> None:
