@@ -115,9 +115,9 @@ class WebHub:
             self._deadlines.pop((table_id, seat), None)
 
     async def close(self) -> None:
+        """Shutting down: every socket is closed after its queued frames (the pages reconnect)."""
         for viewers in self.viewers.values():
             for viewer in viewers:
-                viewer.push({"type": "closed"})
                 viewer.queue.put_nowait(None)
         await asyncio.gather(*(v.writer for vs in self.viewers.values() for v in vs if v.writer),
                              return_exceptions=True)
@@ -173,6 +173,9 @@ class WebHub:
             await runner.press(viewer.user_id, seq, code)
         except Refusal as refusal:
             viewer.push({"type": "refused", "key": refusal.key})
+        except Exception:  # the runner has already restored the game from its log
+            log.exception("table %s: a web action %r failed", runner.table_id, message)
+            viewer.push({"type": "refused", "key": "error"})
 
     async def _next(self, runner: TableRunner, viewer: Viewer, hand_id: object) -> None:
         if (self.next_hand is None or not runner.game.over or hand_id != runner.hand.id
