@@ -46,6 +46,7 @@ from bot.messaging import is_not_modified
 from bot.table import callbacks, views
 from bot.table.runner import TableRunner, settlement_key
 from engine.events import Event, EventType
+from engine.game import Phase
 from rendering import ResultCard, TableView, encode_png, render_result_card
 from rendering.screen import render_seat_screen, shared_table
 from storage import Storage
@@ -435,6 +436,11 @@ class TelegramPresenter:
             return
         inputs, caption, markup = self._seat_wanted(runner, seat)
         redraw = seat_show.message_id is None or (picture and inputs != seat_show.picture)
+        if redraw and seat_show.message_id is not None and _only_the_table_moved(runner, inputs, seat_show.picture):
+            # A claim on another's discard: the caption and buttons name the tile, the person's own
+            # tiles did not change; the table part of the picture catches up a little later.
+            redraw = False
+            self._want_seat(runner, seat, picture=False)
         buttons = markup.to_dict() if markup is not None else None
         if not redraw and caption == seat_show.caption and buttons == seat_show.buttons:
             return  # nothing to change: no turn taken
@@ -604,6 +610,13 @@ class TelegramPresenter:
     async def close(self) -> None:
         for table_id in list(self._shows):
             await self._drop(table_id)
+
+
+def _only_the_table_moved(runner: TableRunner, inputs: tuple[Any, ...], shown: object) -> bool:
+    """True while a claim window is open and the DM picture differs from ``inputs`` only in its
+    table part (inputs[0]): the person's own tiles, melds and labels are as shown."""
+    return (runner.game.phase in (Phase.CLAIM, Phase.ROB) and isinstance(shown, tuple)
+            and shown[1:] == inputs[1:])
 
 
 class UploadCache:
