@@ -41,6 +41,7 @@ log = logging.getLogger(__name__)
 PREFIX = "rv"
 PATTERN = re.compile(rf"^{PREFIX}:(\d+)$")
 BUSY_KEY = "xuezhan.review.busy"
+OFFERS_REMEMBERED = 10_000
 ONE_AT_A_TIME = asyncio.Semaphore(1)  # a review is CPU work: never two at once beside the tables
 
 
@@ -67,6 +68,8 @@ class ReviewOffers:
     async def changed(self, runner: TableRunner, events: Sequence[Event]) -> None:
         await self.inner.changed(runner, events)
         if runner.game.over and runner.hand.id not in self._offered:
+            if len(self._offered) > OFFERS_REMEMBERED:
+                self._offered.clear()  # old hands are long settled; a repeat offer is harmless
             self._offered.add(runner.hand.id)
             task = asyncio.get_running_loop().create_task(self._offer(runner))
             self._tasks.add(task)
