@@ -252,35 +252,44 @@ def _group_text(index: int, texts: Translator) -> str:
     return f"{_main_text(texts)}\n\n【{texts.t(GROUPS[index][0])}】"
 
 
-def main_keyboard(chat_rules: ChatRules, texts: Translator) -> InlineKeyboardMarkup:
-    """The first page: presets (and this group's own), the setting groups, saving as this group's."""
+def main_keyboard(chat_rules: ChatRules, texts: Translator, prefix: str = "st") -> InlineKeyboardMarkup:
+    """The first page: presets (and this group's own), the setting groups, saving as this group's.
+
+    ``prefix`` other than ``st`` is one table's menu (bot.table.table_rules): the same pages, whose
+    presses write that table's rules; saving as the group's rules is the admins' menu only.
+    """
     current = chat_rules.rules.preset_name()
     rows = [[InlineKeyboardButton(("✓ " if current == name else "") + preset_words(name, texts),
-                                  callback_data=f"st:p:{name}") for name in PRESETS]]
+                                  callback_data=f"{prefix}:p:{name}") for name in PRESETS]]
     if chat_rules.saved is not None:
         mine = chat_rules.preset_label(texts) == texts.t("this group's rules")
         rows.append([InlineKeyboardButton(("✓ " if mine else "") + texts.t("this group's rules"),
-                                          callback_data="st:house")])
-    rows += [[InlineKeyboardButton(texts.t(title) + " ›", callback_data=f"st:g:{i}")]
+                                          callback_data=f"{prefix}:house")])
+    rows += [[InlineKeyboardButton(texts.t(title) + " ›", callback_data=f"{prefix}:g:{i}")]
              for i, (title, _) in enumerate(GROUPS)]
-    rows.append([InlineKeyboardButton(texts.t("Save as this group's rules"), callback_data="st:save")])
+    if prefix == "st":
+        rows.append([InlineKeyboardButton(texts.t("Save as this group's rules"), callback_data="st:save")])
     return InlineKeyboardMarkup(rows)
 
 
-def group_keyboard(index: int, chat_rules: ChatRules, texts: Translator) -> InlineKeyboardMarkup:
+def group_keyboard(index: int, chat_rules: ChatRules, texts: Translator, prefix: str = "st") -> InlineKeyboardMarkup:
+    """One group's settings; a table's menu leaves out the base stake (the chat's, set by admins)."""
     _, group = GROUPS[index]
     rows = [[InlineKeyboardButton(labelled(s, value_words(s, chat_rules.rules, chat_rules.base, texts), texts),
-                                  callback_data=f"st:s:{s.field}")] for s in group]
-    rows.append([InlineKeyboardButton("‹ " + texts.t("Back"), callback_data="st:m")])
+                                  callback_data=f"{prefix}:s:{s.field}")]
+            for s in group if prefix == "st" or s.field != "base"]
+    rows.append([InlineKeyboardButton("‹ " + texts.t("Back"), callback_data=f"{prefix}:m")])
     return InlineKeyboardMarkup(rows)
 
 
-def value_keyboard(setting: Setting, chat_rules: ChatRules, texts: Translator) -> InlineKeyboardMarkup:
+def value_keyboard(setting: Setting, chat_rules: ChatRules, texts: Translator,
+                   prefix: str = "st") -> InlineKeyboardMarkup:
     current = chat_rules.base if setting.field == "base" else getattr(chat_rules.rules, setting.field)
     rows = [[InlineKeyboardButton(("✓ " if value == current else "") + setting.words(value, texts),
-                                  callback_data=f"st:v:{setting.field}:{i}")]
+                                  callback_data=f"{prefix}:v:{setting.field}:{i}")]
             for i, value in enumerate(setting.values)]
-    rows.append([InlineKeyboardButton("‹ " + texts.t("Back"), callback_data=f"st:g:{_GROUP_OF[setting.field]}")])
+    rows.append([InlineKeyboardButton("‹ " + texts.t("Back"),
+                                      callback_data=f"{prefix}:g:{_GROUP_OF[setting.field]}")])
     return InlineKeyboardMarkup(rows)
 
 

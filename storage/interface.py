@@ -113,6 +113,13 @@ class Storage(Protocol):
         """Remember the group's table message, or with ``seat`` that seat's private message."""
         ...
 
+    async def set_table_rules(self, table_id: int, rules: JSON | None) -> Table:
+        """Give a table in the lobby its own rules (None: the chat's again).
+
+        Raises ``InvalidWrite`` once the table has left the lobby: rules change before the start only.
+        """
+        ...
+
     async def open_tables(self, chat_id: int | None = None) -> list[Table]:
         """Tables in the lobby or playing, of one chat or of all chats."""
         ...

@@ -115,6 +115,7 @@ class Table:
     message_id: int | None = None  # the group's table message
     dm_message_ids: tuple[int | None, ...] = (None, None, None, None)
     created_at: datetime | None = None
+    rules: JSON | None = None  # the opener's rules for this table only; None: the chat's
 
 
 @dataclass(frozen=True, slots=True)

@@ -194,4 +194,8 @@ _V3: Migration = (
     """,
 )
 
-MIGRATIONS: tuple[Migration, ...] = (_V1, _V2, _V3)
+# A table's own rules, chosen by its opener in the lobby (JSON of a RuleSet without the base
+# stake, which stays the chat's); NULL means the table deals under the chat's rules.
+_V4: Migration = ("ALTER TABLE tables ADD COLUMN rules TEXT",)
+
+MIGRATIONS: tuple[Migration, ...] = (_V1, _V2, _V3, _V4)

@@ -194,4 +194,7 @@ _V3: Migration = (
     """,
 )
 
-MIGRATIONS: tuple[Migration, ...] = (_V1, _V2, _V3)
+# storage/schema.py's _V4: a table's own rules (NULL: the chat's).
+_V4: Migration = ("ALTER TABLE tables ADD COLUMN rules TEXT",)
+
+MIGRATIONS: tuple[Migration, ...] = (_V1, _V2, _V3, _V4)

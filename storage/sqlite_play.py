@@ -28,7 +28,7 @@ class TablesAndHands(SqliteBase):
     async def _table(self, db: aiosqlite.Connection, table_id: int) -> Table:
         row = await self._one(
             db,
-            "SELECT id, chat_id, status, creator_id, message_id, created_at FROM tables WHERE id = ?",
+            "SELECT id, chat_id, status, creator_id, message_id, created_at, rules FROM tables WHERE id = ?",
             (table_id,),
         )
         if row is None:
@@ -48,6 +48,7 @@ class TablesAndHands(SqliteBase):
             message_id=row[4],
             dm_message_ids=tuple(dms),
             created_at=days.from_ms(row[5]),
+            rules=None if row[6] is None else json.loads(row[6]),
         )
 
     async def create_table(self, chat_id: int, creator_id: int | None) -> Table:
@@ -109,6 +110,15 @@ class TablesAndHands(SqliteBase):
             return await self._table(db, table_id)
 
         return await self._run(unit)
+
+    async def set_table_rules(self, table_id: int, rules: JSON | None) -> Table:
+        async with self._tx() as db:
+            table = await self._table(db, table_id)
+            if table.status is not TableStatus.LOBBY:
+                raise InvalidWrite(f"table {table_id} is {table.status.value}; its rules change only in the lobby")
+            stored = None if rules is None else canonical_json(rules)
+            await db.execute("UPDATE tables SET rules = ? WHERE id = ?", (stored, table_id))
+            return await self._table(db, table_id)
 
     async def open_tables(self, chat_id: int | None = None) -> list[Table]:
         async def unit(db: aiosqlite.Connection) -> list[Table]:

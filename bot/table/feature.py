@@ -27,6 +27,7 @@ from bot.table import callbacks
 from bot.table.lobby import lobby_keyboard, lobby_text
 from bot.table.presenter import TelegramPresenter
 from bot.table.runner import Limits, Refusal, settlement_key
+from bot.table.table_rules import TABLE_RULES_PATTERN, table_rules_press
 from bot.table.tables import OWED_TICK_SECONDS, JobQueueScheduler, Tables, table_languages
 from bot.webapp import lobby_link
 from engine.rules import RuleSet
@@ -98,7 +99,7 @@ async def render_lobby(context: Context, table: Table, texts: Translator,
     storage = services(context).storage
     chat = await storage.get_chat(table.chat_id)
     players: list[Player | None] = [await storage.get_player(p) if p else None for p in table.seats]
-    rules = RuleSet.from_dict(chat.rules)
+    rules = RuleSet.from_dict(table.rules if table.rules is not None else chat.rules)
     text = lobby_text(table, players, rules, chat.base_stake, texts)
     if asking == "start":
         text += "\n\n" + texts.t("{n} seats are empty. Start with computer players in them?",
@@ -615,6 +616,7 @@ FEATURE = Feature(
         CallbackQueryHandler(lobby_press, pattern=callbacks.LOBBY_PATTERN),
         CallbackQueryHandler(after_hand_press, pattern=callbacks.AFTER_HAND_PATTERN),
         CallbackQueryHandler(cancel_press, pattern=callbacks.CANCEL_PATTERN),
+        CallbackQueryHandler(table_rules_press, pattern=TABLE_RULES_PATTERN),
         MessageHandler(f.StatusUpdate.MIGRATE, chat_migrated),
         ChatMemberHandler(bot_membership, ChatMemberHandler.MY_CHAT_MEMBER),
         CallbackQueryHandler(game_press, pattern=callbacks.GAME_PATTERN),

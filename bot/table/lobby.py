@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.i18n import Translator
-from bot.rules_menu import preset_words
-from bot.table import callbacks
+from bot.rules_menu import house_rules_line, preset_words
+from bot.table import callbacks, table_rules
 from engine.rules import RuleSet
 from storage.models import Player, Table
 
@@ -23,7 +23,10 @@ def rules_line(rules: RuleSet, base: int, texts: Translator) -> str:
 
 def lobby_text(table: Table, players: Sequence[Player | None], rules: RuleSet, base: int,
                texts: Translator) -> str:
-    lines = [texts.t("Sichuan mahjong table #{id}", id=table.id), rules_line(rules, base, texts), ""]
+    lines = [texts.t("Sichuan mahjong table #{id}", id=table.id), rules_line(rules, base, texts)]
+    if table.rules is not None:  # the opener's rules for this table: everyone sees them before sitting down
+        lines += [texts.t("Table rules chosen by the opener:"), house_rules_line(rules, texts)]
+    lines.append("")
     for seat, player in enumerate(players):
         lines.append(f"{seat + 1}. " + (player.name if player else texts.t("(empty)")))
     lines.append("")
@@ -60,7 +63,8 @@ def lobby_keyboard(table: Table, bot_username: str, join_argument: str, texts: T
     rows += [
         [button(texts.t("Add computer"), "cpu"), button(texts.t("Start"), "start")] if None in table.seats
         else [button(texts.t("Start"), "start")],
-        [InlineKeyboardButton(texts.t("Settings"), callback_data="st:open"), button(texts.t("Cancel"), "cancel")],
+        [InlineKeyboardButton(texts.t("Table rules"), callback_data=table_rules.open_data(table.id)),
+         InlineKeyboardButton(texts.t("Settings"), callback_data="st:open"), button(texts.t("Cancel"), "cancel")],
     ]
     if None in table.seats:
         rows.append([start_me])

@@ -107,9 +107,11 @@ class Tables:
         return table
 
     async def start_hand(self, table: Table, dealer: int | None = None) -> TableRunner:
-        """Deal the table's next hand under the chat's current rules and base stake."""
+        """Deal the table's next hand under its opener's rules (else the chat's current ones) and the
+        chat's base stake: the stake is the admins' to set, never a table's."""
         chat = await self.storage.get_chat(table.chat_id)
-        rules = RuleSet.from_dict(chat.rules).with_changes(base=chat.base_stake)
+        chosen = table.rules if table.rules is not None else chat.rules
+        rules = RuleSet.from_dict(chosen).with_changes(base=chat.base_stake)
         seed = secrets.randbits(62)
         dealer = secrets.randbelow(4) if dealer is None else dealer
         hand = await self.storage.start_hand(table.id, rules.to_dict(), seed, dealer)
