@@ -78,8 +78,11 @@ def test_review_command_prints_the_moment_and_refuses_bad_logs(tmp_path: Path, c
     first = out["seats"]["0"][0]
     assert first["chosen"]["tile"] == "2p" and first["suggested"]["tile"] == "9p"
     assert first["suggested_outs"] == {"shanten": 0, "live_outs": 8, "tiles": ["1p", "4p"]}
-    assert xuezhan(["review", str(log), "--seat", "0", "--lang", "en", "--samples", "20"]) == 0
+    pictures = tmp_path / "pictures"
+    args = ["review", str(log), "--seat", "0", "--lang", "en", "--samples", "20", "--pictures", str(pictures)]
+    assert xuezhan(args) == 0
     text = capsys.readouterr().out
+    assert (pictures / "seat0-1.png").stat().st_size > 1000
     assert "discard 2p" in text and "discard 9p" in text and "ready, 8 winning tiles left" in text
     log.write_text("{not json")
     assert xuezhan(["review", str(log)]) == 2

@@ -32,11 +32,17 @@ async def test_a_finished_hand_offers_a_review_that_only_its_player_can_open(
     def review_messages() -> list:
         return [m for m in telegram.bot_messages(alice) if m.message_id > before]
 
-    first = await telegram.wait_for(review_messages, timeout=60, what="the review")
-    # The simple test person throws the first tile offered, so the hard player disagrees somewhere.
-    shown = first[0]
-    assert shown.photo_file_id is not None, shown.text
-    assert "The hard computer player would" in shown.caption and "Estimated cost" in shown.caption
+    await telegram.wait_for(review_messages, timeout=60, what="the review")
     await telegram.settle()
-    assert 1 <= len(review_messages()) <= 5
-    assert all(len(m.caption or "") <= 1024 for m in review_messages())
+    sent = review_messages()
+    # The test person throws the first tile offered, so the hard player usually disagrees; a hand
+    # that ended before that gets the one-line answer instead.
+    if sent[0].photo_file_id is None:
+        assert [m.text for m in sent] == [
+            "Nothing to add: every choice matched the hard computer player or cost almost nothing."
+        ]
+        return
+    assert 1 <= len(sent) <= 5 and all(m.photo_file_id is not None for m in sent)
+    for m in sent:
+        assert "The hard computer player would" in m.caption and "Estimated cost" in m.caption
+        assert len(m.caption) <= 1024
