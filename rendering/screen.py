@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import lru_cache
 
-from PIL import Image
+from PIL import Image, ImageChops
 
 from engine.tiles import Meld, Suit, Tile
 from rendering import theme
@@ -49,37 +49,62 @@ def render_seat_screen(
         void_label=void_label,
         suit_names=table.labels.suits,
     )
-    top = trim_margin(top, top.height + bottom.height - MAX_SIDE)
     img = Image.new("RGB", (top.width, top.height + bottom.height), theme.FELT)
     img.paste(top, (0, 0))
     img.paste(bottom, (0, top.height))
-    return shrink_to_limit(img)
+    return shrink_to_limit(drop_blank_rows(img, img.height - MAX_SIDE))
 
 
-def trim_margin(img: Image.Image, rows: int) -> Image.Image:
-    """``img`` with up to ``rows`` rows of its plain top and bottom margin cut off.
+def drop_blank_rows(img: Image.Image, rows: int, keep: int = 2) -> Image.Image:
+    """``img`` with up to ``rows`` rows of one colour taken out of its blank bands.
 
-    A screen a few dozen pixels over Telegram's 1280 px (the 800 px table and a hand of two
-    rows) then fits as drawn: the LANCZOS shrink of the whole screen that ``shrink_to_limit``
-    would do costs more than drawing it (a quarter to two fifths of the bot's CPU under load).
-    Only rows of one colour go, so nothing drawn is lost; ``shrink_to_limit`` still takes care
-    of whatever is left over."""
+    A screen a few dozen pixels over Telegram's 1280 px (the table and a hand of two rows) then
+    fits as drawn: the LANCZOS shrink of the whole screen that ``shrink_to_limit`` would do costs
+    far more than drawing it (a quarter to two fifths of the bot's CPU under load). Only rows of
+    one colour inside bands of at least ``keep + 1`` such rows go (each band keeps ``keep``), so
+    nothing drawn is lost or resized; ``shrink_to_limit`` takes care of whatever is left over."""
     if rows <= 0:
         return img
-
-    def plain(y: int) -> bool:
-        return all(low == high for low, high in img.crop((0, y, img.width, y + 1)).getextrema())
-
-    cut_top = cut_bottom = 0
-    while cut_top + cut_bottom < rows:
-        if cut_top <= cut_bottom and plain(cut_top):
-            cut_top += 1
-        elif plain(img.height - 1 - cut_bottom):
-            cut_bottom += 1
-        elif plain(cut_top):
-            cut_top += 1
+    blank = _blank_rows(img)
+    bands: list[tuple[int, int]] = []  # (first row, length) of each run of blank rows
+    y = 0
+    while y < img.height:
+        if blank[y]:
+            start = y
+            while y < img.height and blank[y]:
+                y += 1
+            if y - start > keep:
+                bands.append((start, y - start))
         else:
-            break
-    if not cut_top and not cut_bottom:
+            y += 1
+    spare = sum(length - keep for _, length in bands)
+    if not spare:
         return img
-    return img.crop((0, cut_top, img.width, img.height - cut_bottom))
+    take = min(rows, spare)
+    dropped: list[tuple[int, int]] = []  # (first row, count) cut from each band, spread evenly
+    left = take
+    for i, (start, length) in enumerate(bands):
+        share = min(length - keep, -(-take * (length - keep) // spare), left)
+        if i == len(bands) - 1:
+            share = min(length - keep, left)
+        if share > 0:
+            dropped.append((start + keep // 2, share))
+            left -= share
+    out = Image.new(img.mode, (img.width, img.height - (take - left)))
+    source = target = 0
+    for start, count in dropped:
+        out.paste(img.crop((0, source, img.width, start)), (0, target))
+        target += start - source
+        source = start + count
+    out.paste(img.crop((0, source, img.width, img.height)), (0, target))
+    return out
+
+
+def _blank_rows(img: Image.Image) -> list[bool]:
+    """For each row, whether all its pixels are one colour (each row against its first pixel)."""
+    w, h = img.size
+    rgb = img if img.mode == "RGB" else img.convert("RGB")
+    diff = ImageChops.difference(rgb, rgb.crop((0, 0, 1, h)).resize((w, h), Image.Resampling.NEAREST))
+    data = diff.point(lambda v: 255 if v else 0).convert("L").tobytes()  # any band differing: > 0
+    zero = bytes(w)
+    return [data[y * w:(y + 1) * w] == zero for y in range(h)]
