@@ -227,7 +227,7 @@ def runs(text: str, size: int, bold: bool = False) -> tuple[Run, ...]:
                 continue
         if face.emoji or not bold:
             run = Run(cluster, face.regular, face.emoji, face.ppem)
-        elif real_bold[id(face)]:
+        elif real_bold.get(id(face), bool(face.bold and face.bold_covers(cluster))):  # placeholder: its own face
             run = Run(cluster, face.bold or face.regular, False, None)
         else:
             run = Run(cluster, face.regular, False, None, stroke=max(0.6, size * _FAUX_BOLD))
