@@ -4,7 +4,8 @@
 group (the leaky buckets of PTB's ``AIORateLimiter``), waits out a 429's ``retry_after``, and
 retries a 5xx answer or a dropped connection with a short back-off, so a passing Telegram
 hiccup loses nothing. Bad requests, 403s and time-outs are not retried: the first are final,
-and after a time-out Telegram may have acted.
+and after a time-out Telegram may have acted. A send retried after a dropped connection or a 5xx
+may have been applied the first time too: ``bot.duplicates`` finds that copy and deletes it.
 
 Its own addition is ``slot(chat_id)``: wait for the chat's turn *first*, then build the request.
 The presenter draws a picture inside the slot, so a picture is drawn only when it can go out at
@@ -28,6 +29,8 @@ from telegram.constants import FloodLimit
 from telegram.error import BadRequest, NetworkError, RetryAfter, TimedOut
 from telegram.ext import BaseRateLimiter
 from telegram.warnings import PTBDeprecationWarning
+
+from bot.duplicates import SENDS, KnownIds, delete_copies
 
 log = logging.getLogger(__name__)
 
@@ -62,6 +65,7 @@ class TelegramRateLimiter(BaseRateLimiter[int]):
         self._backoff = backoff
         self._clear = asyncio.Event()  # cleared while a 429's retry_after holds every request back
         self._clear.set()
+        self._known = KnownIds()  # message ids Telegram returned: bounds the search for a retry's copy
 
     async def initialize(self) -> None:
         """Nothing to open."""
@@ -115,13 +119,18 @@ class TelegramRateLimiter(BaseRateLimiter[int]):
         if admitted:
             _ADMITTED.set(None)  # one call per turn
         flood_retries = server_retries = 0
+        floor = self._known.newest(key)
         while True:
             if not admitted:
                 await self._take_turn(key)
             admitted = False
             await self._clear.wait()
             try:
-                return await callback(*args, **kwargs)
+                result = await callback(*args, **kwargs)
+                self._known.note(key, result)
+                if server_retries and endpoint in SENDS:  # an earlier attempt may have been applied
+                    await delete_copies(callback, kwargs, endpoint, data, result, self._known, key, floor)
+                return result
             except RetryAfter as error:
                 if flood_retries >= (rate_limit_args or self._retries):
                     raise

@@ -224,6 +224,7 @@ class FakeTelegram:
         self._group_ids = itertools.count(1)
         self._file_ids = itertools.count(1)
         self._faults: dict[str, deque[Fault]] = {}
+        self._lost_responses: list[tuple[str, int | None]] = []  # (method, chat id or any)
         self.migrated: dict[int, int] = {}  # old group id -> its supergroup's id
         self.removed: set[int] = set()  # groups the bot was removed from
         self._sends: dict[int, deque[float]] = {}
@@ -329,6 +330,11 @@ class FakeTelegram:
         queue = self._faults.setdefault(method, deque())
         queue.extend(Fault(status, description, parameters) for _ in range(times))
 
+    def lose_next_response(self, method: str, times: int = 1, *, chat: FakeChat | FakeUser | None = None) -> None:
+        """The next ``times`` calls of ``method`` (to ``chat``, if given) are applied, then the
+        connection drops unanswered: the bot cannot tell whether Telegram acted."""
+        self._lost_responses += [(method, None if chat is None else chat.id)] * times
+
     def remove_bot(self, group: FakeChat, by: FakeUser) -> None:
         """``by`` removes the bot from the group: a ``my_chat_member`` update, and sends there answer 403."""
         self.removed.add(group.id)
@@ -354,6 +360,7 @@ class FakeTelegram:
     def clear_faults(self) -> None:
         """Drop every fault still queued by ``fail_next``: normal service from now on."""
         self._faults.clear()
+        self._lost_responses.clear()
 
     # ----------------------------------------------------------------- test side: reading
 
@@ -507,6 +514,14 @@ class FakeTelegram:
         except ApiError as error:
             self._record(method, params, error.status)
             return web.json_response(error.body(), status=error.status)
+        lost = next((entry for entry in self._lost_responses
+                     if entry[0] == method and entry[1] in (None, params.get("chat_id"))), None)
+        if lost is not None:  # applied, but the answer never reaches the bot
+            self._lost_responses.remove(lost)
+            self._record(method, params, 0)
+            if request.transport is not None:
+                request.transport.close()  # the answer below is never delivered
+            return web.Response(status=502)
         self._record(method, params, 200)
         return web.json_response({"ok": True, "result": result})
 
