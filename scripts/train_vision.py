@@ -1,8 +1,13 @@
 """Train the tile recogniser's two networks and export them to ONNX (CPU only; see docs/vision.md).
 
     pip install -e '.[train]'
-    python scripts/train_vision.py detector   --all   # -> vision/models/detector.onnx
-    python scripts/train_vision.py classifier --all   # -> vision/models/classifier.onnx
+    git show 4e4e656:vision/models/detector.onnx > /tmp/detector_v1.onnx
+    git show 4e4e656:vision/models/classifier.onnx > /tmp/classifier_v1.onnx
+    python scripts/train_vision.py detector --init /tmp/detector_v1.onnx           # -> vision/models/
+    python scripts/train_vision.py classifier --init /tmp/classifier_v1.onnx --threads 2
+
+The shipped models are fine-tuned from the previous ones (commit 4e4e656, trained from scratch on
+the real photos by that commit's recipe); without ``--init`` a network starts from scratch.
 
 Data: the training half of the shared photo set, ``../shared/vision/cmd/valid`` (the test half is
 never read here), and photo-like scenes rendered from the *training* tile designs of
@@ -178,20 +183,30 @@ def greedy_matches(pred: np.ndarray, gt: np.ndarray, min_iou: float = 0.5) -> in
 
 
 def load_onnx_detector(path: Path) -> TileDetector:
-    """A TileDetector holding the weights of an exported detector, to fine-tune it.
+    """A TileDetector holding the weights of an exported detector, to fine-tune it."""
+    model = TileDetector()
+    load_onnx_weights(model, path)
+    return model
+
+
+def load_onnx_weights(model: torch.nn.Module, path: Path) -> None:
+    """Put the weights of an exported network into ``model`` (the same architecture), to fine-tune it.
 
     The exporter folded each batch norm into its convolution; the folded weights go into the
     convolution and the batch norm becomes a plain bias (scale 1, statistics 0 and 1), which
-    ``freeze_batch_norm`` keeps that way while training.
+    ``freeze_batch_norm`` keeps that way while training. A final layer with fewer outputs than
+    ``model``'s (the classifier before it learnt which way up a tile is) fills the first rows.
     """
     import onnx
     from onnx import numpy_helper
 
     graph = onnx.load(str(path)).graph
     weights = {i.name: torch.from_numpy(numpy_helper.to_array(i).copy()) for i in graph.initializer}
-    model = TileDetector()
-    named = {k: v for k, v in weights.items() if not k.startswith("onnx::")}
-    model.load_state_dict(named, strict=False)
+    state = model.state_dict()
+    with torch.no_grad():
+        for name, value in weights.items():
+            if name in state:
+                state[name][: value.shape[0]].copy_(value)
     folded = [node.input[1:] for node in graph.node if node.op_type == "Conv" and node.input[1].startswith("onnx::")]
     blocks = [
         m
@@ -208,7 +223,6 @@ def load_onnx_detector(path: Path) -> TileDetector:
             norm.bias.copy_(weights[bias])
             norm.running_mean.zero_()
             norm.running_var.fill_(1.0 - norm.eps)
-    return model
 
 
 def freeze_batch_norm(model: torch.nn.Module) -> None:
@@ -394,6 +408,7 @@ def train_classifier(
     epochs: int,
     seed: int,
     copies: int,
+    init: Path | None,
 ) -> tuple[torch.nn.Module, float]:
     """Train on real photos and rendered scenes; return the model and its fitted temperature.
 
@@ -404,18 +419,26 @@ def train_classifier(
     np_rng = np.random.default_rng(seed)
     torch.manual_seed(seed)
     model = TileClassifier()
+    if init is not None:
+        load_onnx_weights(model, init)
+    lr = 3e-3 if init is None else 1e-3
     scene_crops, scene_labels, scene_up = crops_of(scenes, rng, 0.06, copies, colour=False)
     print(f"{len(scene_crops)} scene crops", flush=True)
     check_crops, check_labels, _ = crops_of(checks, random.Random(0), 0.0, 1, colour=False)
     real_checks = crops_of(holdout, random.Random(0), 0.0, 1, colour=False) if holdout else None
     batch_size = 64
-    per_epoch = len(scene_crops) + len(crops_of(real[:20], random.Random(0), 0.0, 1, False)[0]) * len(real) // 20
+    shown_real = len(real) if init is None else len(real) // 2
+    per_epoch = len(scene_crops) + len(crops_of(real[:20], random.Random(0), 0.0, 1, False)[0]) * shown_real // 20
     steps = epochs * math.ceil(per_epoch * 1.1 / batch_size)
-    optimiser = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=5e-4)
-    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=3e-3, total_steps=steps, pct_start=0.15)
+    optimiser = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=5e-4)
+    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=lr, total_steps=steps, pct_start=0.15)
     for epoch in range(epochs):
         start = time.time()
-        real_crops, real_labels, real_up = crops_of(real, rng, 0.07, 1, colour=True)
+        model.train()
+        if init is not None:
+            freeze_batch_norm(model)
+        shown = real if init is None else rng.sample(real, len(real) // 2)  # fine-tuning: half a pass
+        real_crops, real_labels, real_up = crops_of(shown, rng, 0.07, 1, colour=True)
         crops = np.concatenate([real_crops, light(scene_crops, np_rng)])
         labels = np.concatenate([real_labels, scene_labels])
         upright = np.concatenate([real_up, scene_up])
@@ -480,7 +503,7 @@ def main() -> int:
     parser.add_argument("--scenes", type=int, default=None, help="rendered scenes to train on")
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--copies", type=int, default=1, help="classifier: crops of each rendered tile")
-    parser.add_argument("--init", type=Path, default=None, help="detector: start from this exported detector")
+    parser.add_argument("--init", type=Path, default=None, help="start from this exported model (fine-tune)")
     args = parser.parse_args()
     if args.data.resolve().name == "test" or "test" in args.data.resolve().parts[-2:]:
         parser.error("the test photos are for evaluation only")
@@ -501,14 +524,16 @@ def main() -> int:
             with torch.no_grad():
                 print(f"loaded {args.init}: largest difference {np.abs(model(pixels).numpy() - reference).max():.2e}")
         print(f"{len(real)} photos and {len(scenes)} scenes, {len(holdout)} photos held out", flush=True)
-        model = train_detector(real + scenes, holdout, checks, args.epochs or 16, args.seed, args.init)
+        model = train_detector(real + scenes, holdout, checks, args.epochs or 5, args.seed, args.init)
         dynamic = {"image": {2: "height", 3: "width"}, "output": {2: "rows", 3: "columns"}}
         export(model, torch.zeros(1, 3, INPUT_SIZE, INPUT_SIZE), args.out / "detector.onnx", dynamic)
     else:
-        scenes = render_scenes(args.scenes if args.scenes is not None else 300, args.seed * 1000 + 3, 720)
-        checks = render_scenes(60, args.seed * 1000 + 4, 720)
+        scenes = render_scenes(args.scenes if args.scenes is not None else 200, args.seed * 1000 + 3, 720)
+        checks = render_scenes(30, args.seed * 1000 + 4, 720)
         print(f"{len(real)} photos and {len(scenes)} scenes, {len(holdout)} photos held out", flush=True)
-        model, temperature = train_classifier(real, holdout, scenes, checks, args.epochs or 4, args.seed, args.copies)
+        model, temperature = train_classifier(
+            real, holdout, scenes, checks, args.epochs or 2, args.seed, args.copies, args.init
+        )
         export(
             Calibrated(model, temperature),
             torch.zeros(1, 3, CROP_HEIGHT, CROP_WIDTH),

@@ -54,21 +54,18 @@ class TileDetector(nn.Module):
 
 class TileClassifier(nn.Module):
     """Crop (3 x 64 x 48) to NUM_CLASSES logits (27 suited tiles, "not a suited tile") and one more:
-    the logit of "the crop shows the tile upright" (not upside down).
-
-    The first layer already halves the resolution: tiles in phone photos are often only 20-40
-    pixels tall, and the saving pays for a wider network over the many tile designs.
-    """
+    the logit of "the crop shows the tile upright" (not upside down)."""
 
     def __init__(self) -> None:
         super().__init__()
         self.features = nn.Sequential(
             Normalise(),
-            conv(3, 32, 2),
-            conv(32, 48),
-            conv(48, 64, 2),
-            conv(64, 96),
-            conv(96, 128, 2),
+            conv(3, 32),
+            conv(32, 32, 2),
+            conv(32, 64),
+            conv(64, 64, 2),
+            conv(64, 128),
+            conv(128, 128, 2),
             conv(128, 128),
             nn.AdaptiveAvgPool2d(1),
             nn.Flatten(),

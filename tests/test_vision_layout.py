@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from vision.layout import hand_members, reading_order
+from vision.layout import hand_members, reading_order, turn_boxes, upright_turns
 
 
 def row_of_boxes(count: int, angle_degrees: float, origin=(100.0, 300.0), size=(30.0, 42.0)) -> np.ndarray:
@@ -61,3 +61,17 @@ def test_melds_in_a_second_row_stay() -> None:
 
 def test_two_tiles_alone_are_kept() -> None:
     assert hand_members(row_of_boxes(2, 0.0) + np.array([0.0, 0.0, 0.0, 0.0])).all()
+
+
+def test_a_row_upside_down_is_turned_to_read_as_its_player_sees_it() -> None:
+    boxes = row_of_boxes(6, 0.0)
+    tops_down = np.tile([0.0, 0.9], (6, 1))  # every tile's top points down the picture, surely
+    turns = upright_turns(tops_down)
+    assert turns == 2
+    order = reading_order(turn_boxes(boxes, turns, 800.0, 600.0))
+    assert [i for i, _ in order] == [5, 4, 3, 2, 1, 0]
+
+
+def test_unsure_tiles_do_not_turn_the_picture() -> None:
+    assert upright_turns(np.tile([0.0, 0.04], (14, 1))) == 0
+    assert upright_turns(np.array([[0.0, 1.0], [0.0, -1.0], [1.0, 0.0]])) == 0

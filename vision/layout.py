@@ -34,20 +34,19 @@ def row_angle(centres: np.ndarray) -> float:
 def upright_turns(ups: np.ndarray, min_agreement: float = 0.5) -> int:
     """Quarter turns (counter-clockwise) that make tiles whose tops point along ``ups`` stand upright.
 
-    ``ups`` is N x 2, each tile's top direction in picture coordinates (y down) weighted by how
-    sure it is. The turn is the one the tiles agree on; without clear agreement (the summed
-    direction shorter than ``min_agreement`` of the weights) no turn is made.
+    ``ups`` is N x 2, each tile's top direction in picture coordinates (y down), of length 1 when
+    the classifier is sure and shorter when it is not. The turn is the one the tiles agree on;
+    unless they agree and are sure (their mean direction at least ``min_agreement`` long) no
+    turn is made, and the picture is read as it is.
 
     >>> upright_turns(np.array([[0.0, 1.0], [0.1, 0.9]])), upright_turns(np.array([[1.0, 0.0]]))
     (2, 1)
     """
     if len(ups) == 0:
         return 0
-    total = ups.sum(axis=0)
-    weight = float(np.linalg.norm(ups, axis=1).sum())
-    if weight == 0 or float(np.linalg.norm(total)) < min_agreement * weight:
+    x, y = ups.mean(axis=0)
+    if float(np.hypot(x, y)) < min_agreement:
         return 0
-    x, y = total
     if abs(y) >= abs(x):
         return 0 if y < 0 else 2
     return 1 if x > 0 else 3
