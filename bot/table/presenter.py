@@ -197,6 +197,14 @@ class TelegramPresenter:
 
         show.outbox = asyncio.get_running_loop().create_task(after_previous())
 
+    def repost_table(self, runner: TableRunner) -> None:
+        """The group became a supergroup (``runner.chat_id`` is the new id): the live hand's table
+        message is posted there again, and edited there from then on."""
+        show = self._shows.get(runner.table_id)
+        if show is not None and not runner.game.over:
+            show.message_id, show.group_shown = None, None
+            self._enqueue(runner, lambda: self._post_table(runner))
+
     # --- languages ---------------------------------------------------------------------------
 
     def group_texts(self, runner: TableRunner) -> Translator:

@@ -77,6 +77,7 @@ class Tables:
         self.limits = limits
         self.bot = presenter.bot  # kept apart: another feature may wrap the presenter
         self._group_texts = presenter.group_texts
+        self._repost_table = presenter.repost_table
         self.runners: dict[int, TableRunner] = {}
         self._chat_locks: dict[int, asyncio.Lock] = {}
         self._votes: dict[tuple[int, str], set[int]] = {}
@@ -238,14 +239,17 @@ class Tables:
     async def chat_moved(self, old: int, new: int) -> None:
         """A group became a supergroup: live tables post to its new id from now on.
 
-        The old group's messages cannot be pressed any more, so a settlement card waiting for
-        Next hand / End is posted again in the new group.
+        The old group's messages cannot be pressed or edited any more, so a hand in progress
+        posts its table picture again in the new group (and edits that one), and a settlement
+        card waiting for Next hand / End is posted again there.
         """
         for runner in list(self.runners.values()):
             if runner.chat_id == old:
                 runner.chat_id = new
                 if runner.game.over:
                     await self.presenter.changed(runner, ())
+                else:
+                    self._repost_table(runner)
         if old in self._chat_locks:
             self._chat_locks.setdefault(new, self._chat_locks[old])
 

@@ -1,0 +1,48 @@
+"""A group that becomes a supergroup in the middle of a hand (issue 11, item 11).
+
+The old group's messages can no longer be edited, so the live hand's table picture is posted
+again in the supergroup and kept up to date there; nothing edits the old group's picture after.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from fake_telegram import FakeChat, FakeTelegram
+from harness import BotFactory
+from table_players import HumanPlayer
+from test_access_control import FAST
+from test_recovery import afk_table
+
+
+def table_pictures(telegram: FakeTelegram, chat: FakeChat) -> list:
+    """The group's table pictures (settlement cards carry Next / End buttons, pictures none)."""
+    return [m for m in telegram.bot_messages(chat) if m.photo_file_id is not None and not m.buttons]
+
+
+async def test_a_hand_in_progress_follows_the_group_into_the_supergroup(
+    telegram: FakeTelegram, start_bot: BotFactory
+) -> None:
+    await start_bot(**{**FAST, "XUEZHAN_DISCARD_SECONDS": "60", "XUEZHAN_CLAIM_SECONDS": "60",
+                       "XUEZHAN_GROUP_UPDATE_SECONDS": "1"})
+    alice, group = await afk_table(telegram)
+    await telegram.wait_for(lambda: table_pictures(telegram, group), timeout=15, what="the table picture")
+    player = HumanPlayer(telegram, alice)
+    for _ in range(2):
+        while not await player.act():
+            await asyncio.sleep(0.05)
+
+    supergroup = telegram.migrate(group)
+    moved = (await telegram.wait_for(lambda: table_pictures(telegram, supergroup), timeout=15,
+                                     what="the table picture in the supergroup"))[0]
+    reposted_at = len(telegram.calls)
+    for _ in range(400):  # Alice plays on; the supergroup's picture follows the hand
+        if moved.edit_count > 0:
+            break
+        if not await player.act():
+            await asyncio.sleep(0.05)
+    assert moved.edit_count > 0, "the supergroup's table picture was never brought up to date"
+    old_edits = [c for c in telegram.calls[reposted_at:]
+                 if c.method.startswith("editMessage") and c.params.get("chat_id") == group.id]
+    assert old_edits == []  # the old group's picture is left alone
+    assert len(table_pictures(telegram, supergroup)) == 1
