@@ -22,7 +22,7 @@ from telegram.ext import filters as f
 from bot.feature import AnyApplication, Command, Context, Feature
 from bot.i18n import N_, Translator, translator
 from bot.permissions import is_chat_admin, is_chat_member, signed_id, verified_id
-from bot.services import services, texts_for, user_language
+from bot.services import chat_language, services, texts_for, user_language
 from bot.table import callbacks
 from bot.table.lobby import lobby_keyboard, lobby_text
 from bot.table.presenter import TelegramPresenter
@@ -124,9 +124,7 @@ async def refresh_lobby(context: Context, table: Table, asking: str | None = Non
             log.warning("lobby %s: %s", table.id, error)
 
 
-async def group_texts(context: Context, chat_id: int) -> Translator:
-    from bot.services import chat_language
-
+async def group_texts(context: Context | AnyApplication, chat_id: int) -> Translator:
     return translator(await chat_language(context, chat_id, ChatType.GROUP))
 
 
@@ -566,6 +564,24 @@ async def move_chat(context: Context | AnyApplication, old: int, new: int) -> No
     live = context.bot_data.get(TABLES_KEY)
     if live is not None:
         await live.chat_moved(old, new)
+    if moved:
+        await repost_lobbies(context, new)
+
+
+async def repost_lobbies(context: Context | AnyApplication, chat_id: int) -> None:
+    """A lobby's message stayed in the old group, where nobody can press it: post it again here."""
+    storage = services(context).storage
+    for table in await storage.open_tables(chat_id):
+        if table.status is not TableStatus.LOBBY:
+            continue
+        texts = await group_texts(context, chat_id)
+        text, markup = await render_lobby(context, table, texts)  # type: ignore[arg-type]
+        try:
+            sent = await context.bot.send_message(chat_id, text, reply_markup=markup)
+        except TelegramError as error:
+            log.warning("lobby %s: could not post it in supergroup %s: %s", table.id, chat_id, error)
+            continue
+        await storage.set_table_message(table.id, sent.message_id)
 
 
 # --- the players' buttons ----------------------------------------------------------------------

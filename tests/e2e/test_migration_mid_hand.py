@@ -1,7 +1,8 @@
-"""A group that becomes a supergroup in the middle of a hand (issue 11, item 11).
+"""A group that becomes a supergroup in the middle of a hand, or with a lobby open (issue 11, item 11).
 
-The old group's messages can no longer be edited, so the live hand's table picture is posted
-again in the supergroup and kept up to date there; nothing edits the old group's picture after.
+The old group's messages can no longer be edited or pressed, so the live hand's table picture is
+posted again in the supergroup and kept up to date there (nothing edits the old group's picture
+after), and an open lobby is posted again there and works.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import asyncio
 from fake_telegram import FakeChat, FakeTelegram
 from harness import BotFactory
 from table_players import HumanPlayer
-from test_access_control import FAST
+from test_access_control import FAST, lobby_of
 from test_recovery import afk_table
 
 
@@ -46,3 +47,20 @@ async def test_a_hand_in_progress_follows_the_group_into_the_supergroup(
                  if c.method.startswith("editMessage") and c.params.get("chat_id") == group.id]
     assert old_edits == []  # the old group's picture is left alone
     assert len(table_pictures(telegram, supergroup)) == 1
+
+
+async def test_an_open_lobby_is_posted_again_in_the_supergroup(
+    telegram: FakeTelegram, start_bot: BotFactory
+) -> None:
+    await start_bot(**FAST)
+    alice = telegram.user("Alice")
+    group = telegram.group("Friends", members=[alice], admins=[alice])
+    await alice.start()
+    old = await lobby_of(telegram, alice, group)
+    supergroup = telegram.migrate(group)
+    lobby = await telegram.wait_for_bot_message(supergroup, lambda m: "table #" in (m.text or ""))
+    assert "Alice" in lobby.text and old.text.split("\n")[0] == lobby.text.split("\n")[0]
+    await (await alice.press(lobby, "Add computer")).answer()
+    await telegram.wait_for(lambda: lobby.edit_count > 0, what="the lobby in the supergroup to change")
+    await telegram.settle()
+    assert len([m for m in telegram.bot_messages(supergroup) if "table #" in (m.text or "")]) == 1
