@@ -23,7 +23,6 @@ from bot.settings import Settings
 from bot.table.runner import TableRunner
 from engine.events import Event
 from web.hub import Fanout, WebHub
-from web.server import WebServer
 
 log = logging.getLogger(__name__)
 
@@ -94,6 +93,8 @@ async def on_start(app: AnyApplication) -> None:
     live = app.bot_data.get(TABLES_KEY)
     if not settings.webapp_url or live is None:
         return
+    from web.server import WebServer  # aiohttp's server: ~1 s of start-up, paid only when the web table is on
+
     hub = WebHub()
     server = WebServer(hub, bot_token=settings.token)
     url = await server.start(str(settings.web_listen), settings.web_port)
