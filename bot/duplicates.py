@@ -1,10 +1,11 @@
-"""Finding and deleting the copy a retried send left behind.
+"""Retries made safe: a repeated edit, delete or answer counts as done; a repeated send's copy goes.
 
 The rate limiter (bot/ratelimit.py) retries a request whose connection dropped or that got a 5xx
-answer. Edits, deletions and callback answers are idempotent on Telegram's side (a repeated edit
-is "not modified", a repeated delete "not found"), but a send is not: Telegram has no idempotency
-key, so when it had already acted on the first attempt and only the answer was lost, the retry
-posts the message a second time. A duplicate DM photo keeps stale buttons under the live one.
+answer, and Telegram may have acted on the first attempt. Edits, deletions and callback answers
+are idempotent there: a repeated edit is "not modified", a repeated delete "not found", a
+repeated answer "too old", and after a retry ``already_done`` counts those as the success they
+are. A send is not: Telegram has no idempotency key, so the retry posts the message a second
+time. A duplicate DM photo keeps stale buttons under the live one.
 
 Telegram numbers a chat's messages in order, so the lost copy has an id below the retry's and
 above the newest id this process had got back in that chat before the first attempt. A bot
@@ -34,6 +35,23 @@ PROBES = 4  # candidates tested below the retry's id: a lost answer is almost al
 _REMEMBERED = 32  # recent ids kept per chat (other tasks' sends never count as a lost copy)
 
 Call = Callable[..., Coroutine[Any, Any, Any]]
+
+# What Telegram answers when a retried call finds its change already made: the lost first attempt
+# did it. Only after a retry do these mean success (a first attempt's "not found" is a real one).
+_ALREADY_DONE = {
+    "editMessageText": "message is not modified",
+    "editMessageCaption": "message is not modified",
+    "editMessageMedia": "message is not modified",
+    "editMessageReplyMarkup": "message is not modified",
+    "deleteMessage": "message to delete not found",
+    "answerCallbackQuery": "query is too old",
+}
+
+
+def already_done(endpoint: str, error: BadRequest) -> bool:
+    """True when a retried ``endpoint`` was refused only because its first attempt had acted."""
+    expected = _ALREADY_DONE.get(endpoint)
+    return expected is not None and expected in error.message.lower()
 
 
 class KnownIds:

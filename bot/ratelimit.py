@@ -30,7 +30,7 @@ from telegram.error import BadRequest, NetworkError, RetryAfter, TimedOut
 from telegram.ext import BaseRateLimiter
 from telegram.warnings import PTBDeprecationWarning
 
-from bot.duplicates import SENDS, KnownIds, delete_copies
+from bot.duplicates import SENDS, KnownIds, already_done, delete_copies
 
 log = logging.getLogger(__name__)
 
@@ -145,7 +145,11 @@ class TelegramRateLimiter(BaseRateLimiter[int]):
                     await asyncio.sleep(delay)
                 finally:
                     self._clear.set()
-            except (BadRequest, TimedOut):
+            except BadRequest as error:
+                if server_retries and already_done(endpoint, error):
+                    return True  # the lost first attempt made the change: what Telegram returns for an edit
+                raise
+            except TimedOut:
                 raise
             except NetworkError as error:
                 if server_retries >= self._server_error_retries:

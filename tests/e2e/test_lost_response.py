@@ -1,12 +1,16 @@
-"""A send whose answer was lost is retried, and the copy the first attempt left is deleted (issue 11, item 9).
+"""Calls whose answer was lost are retried safely (issue 11, item 9).
 
 Telegram applied the first ``sendPhoto`` of a DM hand picture but the connection dropped before
 the bot heard so; the retry posted the picture again. Only one hand picture with live buttons
-may stay in the person's DM, and the game goes on from it.
+may stay in the person's DM, and the game goes on from it. A retried answer to a press, or a
+retried edit, that Telegram had already applied is a success, not an error.
 """
 
 from __future__ import annotations
 
+import logging
+
+import pytest
 from fake_telegram import FakeTelegram
 from harness import BotFactory
 from table_players import game_buttons, hand_message, start_game
@@ -45,3 +49,27 @@ async def test_a_dm_photo_sent_twice_after_a_lost_answer_leaves_one_picture(
     button, _ = game_buttons(dm)[0]
     answer = await (await alice.press(dm, data=button.callback_data)).answer()
     assert answer != "That button is out of date."
+
+
+async def test_a_press_answer_or_an_edit_applied_before_its_answer_was_lost_is_no_error(
+    telegram: FakeTelegram, start_bot: BotFactory, caplog: pytest.LogCaptureFixture
+) -> None:
+    await start_bot(**FAST)
+    alice = telegram.user("Alice")
+    group = telegram.group("Friends", members=[alice], admins=[alice])
+    await alice.start()
+    lobby = await lobby_of(telegram, alice, group)
+    caplog.set_level(logging.WARNING)
+    telegram.lose_next_response("answerCallbackQuery")
+    telegram.lose_next_response("editMessageText", chat=group)
+    await (await alice.press(lobby, "Add computer")).answer()
+    await telegram.wait_for(lambda: lobby.edit_count == 1, what="the lobby with a computer")
+    def statuses() -> dict[str, list[int]]:
+        return {m: [c.status for c in telegram.calls_of(m)] for m in ("answerCallbackQuery", "editMessageText")}
+
+    await telegram.wait_for(lambda: all(len(s) == 2 for s in statuses().values()), what="both retries")
+    await telegram.settle()
+    assert statuses() == {"answerCallbackQuery": [0, 400], "editMessageText": [0, 400]}  # lost, then "done"
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING and "retrying" not in r.getMessage()]
+    await (await alice.press(lobby, "Add computer")).answer()  # and the lobby goes on as before
+    await telegram.wait_for(lambda: lobby.edit_count == 2, what="a second computer")
