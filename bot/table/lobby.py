@@ -25,7 +25,7 @@ def lobby_text(table: Table, players: Sequence[Player | None], rules: RuleSet, b
                texts: Translator) -> str:
     lines = [texts.t("Sichuan mahjong table #{id}", id=table.id), rules_line(rules, base, texts)]
     if table.rules is not None:  # the opener's rules for this table: everyone sees them before sitting down
-        lines += [texts.t("Table rules chosen by the opener:"), house_rules_line(rules, texts)]
+        lines += [texts.t("Chosen by the opener for this table only:"), house_rules_line(rules, texts)]
     lines.append("")
     for seat, player in enumerate(players):
         lines.append(f"{seat + 1}. " + (player.name if player else texts.t("(empty)")))

@@ -48,7 +48,7 @@ async def test_the_opener_picks_this_tables_rules_everyone_sees_them_and_they_fr
     saved = await bob.press(menu, data=f"tr:{table.id}:v:mode:1")
     assert await saved.answer() == "Saved for this table only."
     # Everyone in the lobby sees the table's settings before sitting down.
-    await telegram.wait_for(lambda: "chosen by the opener" in (lobby.text or ""), what="the table's rules")
+    await telegram.wait_for(lambda: "by the opener" in (lobby.text or ""), what="the table's rules")
     assert "bloody river" in lobby.text
     chat = await storage.get_chat(group.id)
     assert RuleSet.from_dict(chat.rules).mode is GameMode.BLOODY_BATTLE  # the chat's rules are untouched
