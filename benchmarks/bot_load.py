@@ -142,7 +142,7 @@ class BotProcess:
         self.stderr = b""
 
     async def start(self, tg: LoadTelegram) -> None:
-        first_row = len(tg.rows)
+        first_poll = len(tg.polls)
         began = time.monotonic()
         self.process = await asyncio.create_subprocess_exec(
             *self.command, cwd=self.cwd, env=self.env,
@@ -150,12 +150,11 @@ class BotProcess:
         )
         assert self.process.stderr is not None
         self._reader = asyncio.create_task(self.process.stderr.read())
-        while not any(r.method == "getUpdates" for r in tg.rows[first_row:]):
+        while len(tg.polls) == first_poll:
             if self.process.returncode is not None or time.monotonic() - began > 60:
                 raise RuntimeError(f"{self.command} did not start polling: {(await self._reader).decode()[-2000:]}")
             await asyncio.sleep(0.005)
-        polled = next(r.at for r in tg.rows[first_row:] if r.method == "getUpdates")
-        self.startup = polled - began
+        self.startup = tg.polls[first_poll] - began  # the first getUpdates arrives (it is answered later)
         self.idle_rss = process_rss(self.process.pid)
 
     @property

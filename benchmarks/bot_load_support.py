@@ -53,6 +53,7 @@ class LoadTelegram(FakeTelegram):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.rows: list[Call] = []
+        self.polls: list[float] = []  # arrival times of getUpdates requests
         self._chat_changed: dict[int, asyncio.Event] = {}
         self._sizes: dict[str, tuple[int, int]] = {}
 
@@ -61,6 +62,8 @@ class LoadTelegram(FakeTelegram):
         return self._chat_changed.setdefault(chat_id, asyncio.Event())
 
     async def _handle(self, request: web.Request) -> web.Response:
+        if request.match_info.get("method") == "getUpdates":
+            self.polls.append(time.monotonic())  # when it arrives: a long poll is answered much later
         response = await super()._handle(request)
         # Nothing awaits between the base class recording this call and returning its answer,
         # so the newest row is this request's.
