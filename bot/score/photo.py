@@ -147,7 +147,7 @@ async def on_photo(update: Update, context: Context) -> None:
         await message.reply_text(texts.t("I found {n} tiles, but a hand has at most 18. Photograph only the "
                                          "hand's tiles.", n=len(result.tiles)))
         return
-    fixing = Fixing(user.id, [Entry(t.tile, t.low_confidence) for t in result.tiles])
+    fixing = Fixing(user.id, [Entry(t.tile, t.low_confidence, t.confidence) for t in result.tiles])
     photo, caption, keyboard = await asyncio.to_thread(_fix_view, fixing, texts, None)
     sent = await message.reply_photo(photo, caption=caption[:CAPTION_LIMIT], reply_markup=keyboard)
     fixes(context).put((sent.chat_id, sent.message_id), fixing)
@@ -194,7 +194,7 @@ def _caption(fixing: Fixing, texts: Translator) -> str:
         lines += [fixing.notice, ""]
     hand = fixing.hand()
     lines.append(texts.t("The hand: {tiles} (tiles: {n})", tiles=format_hand(hand), n=fixing.tile_count))
-    unsure = [e.tile for e in fixing.entries if e.unsure]
+    unsure = [fixing.entries[i].tile for i in fixing.unsure_first()]  # least confident first
     if unsure:
         lines.append(texts.t("Not sure about (marked ?): {tiles}", tiles=tiles_text(unsure, texts)))
     if fixing.win is None:
