@@ -3,11 +3,12 @@
     pip install -e '.[train]'
     git show 4e4e656:vision/models/detector.onnx > /tmp/detector_v1.onnx
     git show 4e4e656:vision/models/classifier.onnx > /tmp/classifier_v1.onnx
-    python scripts/train_vision.py detector --init /tmp/detector_v1.onnx           # -> vision/models/
-    python scripts/train_vision.py classifier --init /tmp/classifier_v1.onnx --threads 2
+    python scripts/train_vision.py detector --init /tmp/detector_v1.onnx --out /tmp/d2   # then again...
+    python scripts/train_vision.py classifier --init /tmp/classifier_v1.onnx --out /tmp/c2
 
 The shipped models are fine-tuned from the previous ones (commit 4e4e656, trained from scratch on
-the real photos by that commit's recipe); without ``--init`` a network starts from scratch.
+the real photos by that commit's recipe) in rounds with new scenes (``--seed``); the exact chain is
+in docs/vision.md. Without ``--init`` a network starts from scratch.
 
 Data: the training half of the shared photo set, ``../shared/vision/cmd/valid`` (the test half is
 never read here), and photo-like scenes rendered from the *training* tile designs of
@@ -195,7 +196,8 @@ def load_onnx_weights(model: torch.nn.Module, path: Path) -> None:
     The exporter folded each batch norm into its convolution; the folded weights go into the
     convolution and the batch norm becomes a plain bias (scale 1, statistics 0 and 1), which
     ``freeze_batch_norm`` keeps that way while training. A final layer with fewer outputs than
-    ``model``'s (the classifier before it learnt which way up a tile is) fills the first rows.
+    ``model``'s (the classifier before it learnt which way up a tile is) fills the first rows; the
+    temperature of a calibrated classifier is dropped (it is fitted again).
     """
     import onnx
     from onnx import numpy_helper
@@ -205,6 +207,7 @@ def load_onnx_weights(model: torch.nn.Module, path: Path) -> None:
     state = model.state_dict()
     with torch.no_grad():
         for name, value in weights.items():
+            name = name.removeprefix("model.")  # an exported Calibrated classifier wraps the network
             if name in state:
                 state[name][: value.shape[0]].copy_(value)
     folded = [node.input[1:] for node in graph.node if node.op_type == "Conv" and node.input[1].startswith("onnx::")]
