@@ -37,6 +37,18 @@ def fit_caption(caption: str) -> str:
     return fit(caption, CAPTION_LIMIT)
 
 
+def fit_request(data: dict[str, Any]) -> None:
+    """Cut a Bot API request's ``text`` and ``caption`` to Telegram's limits, in place.
+
+    The last line of defence, applied to every request on its way out: a feature that forgot to
+    fit a long text still gets a (cut) message through instead of a refusal and silence.
+    """
+    if isinstance(data.get("text"), str):
+        data["text"] = fit_text(data["text"])
+    if isinstance(data.get("caption"), str):
+        data["caption"] = fit_caption(data["caption"])
+
+
 def is_not_modified(error: BadRequest) -> bool:
     return "message is not modified" in error.message.lower()
 

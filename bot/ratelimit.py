@@ -31,6 +31,7 @@ from telegram.ext import BaseRateLimiter
 from telegram.warnings import PTBDeprecationWarning
 
 from bot.duplicates import SENDS, KnownIds, already_done, delete_copies
+from bot.messaging import fit_request
 
 log = logging.getLogger(__name__)
 
@@ -114,6 +115,7 @@ class TelegramRateLimiter(BaseRateLimiter[int]):
         data: dict[str, Any],
         rate_limit_args: int | None,
     ) -> ApiResult:
+        fit_request(data)
         key = chat_key(data.get("chat_id"))
         admitted = key is not None and _ADMITTED.get() == key
         if admitted:
