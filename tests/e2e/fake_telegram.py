@@ -400,8 +400,11 @@ class FakeTelegram:
             best = max(best, right - left + 1)
         return best
 
-    async def wait_for(self, predicate: Callable[[], Any], timeout: float = 5.0, what: str = "") -> Any:
-        """Wait until ``predicate()`` is truthy (re-checked on every API call) and return it."""
+    async def wait_for(self, predicate: Callable[[], Any], timeout: float = 15.0, what: str = "") -> Any:
+        """Wait until ``predicate()`` is truthy (re-checked on every API call) and return it.
+
+        The 15 s default is for a loaded 2-core CI machine: a wait that succeeds returns at once.
+        """
         deadline = time.monotonic() + timeout
         while True:
             changed = self._changed
@@ -417,7 +420,7 @@ class FakeTelegram:
 
     async def wait_for_bot_message(self, chat: FakeChat | FakeUser | int,
                                    predicate: Callable[[ChatMessage], bool] | None = None,
-                                   *, after: int = 0, timeout: float = 5.0) -> ChatMessage:
+                                   *, after: int = 0, timeout: float = 15.0) -> ChatMessage:
         """The first bot message in ``chat`` with id > ``after`` that satisfies ``predicate``."""
 
         def find() -> ChatMessage | None:

@@ -73,7 +73,7 @@ class HumanPlayer:
         if presses:  # the DM is edited (or replaced) once the bot took the decision
             await self.telegram.wait_for(
                 lambda: message.edit_count > before or hand_message(self.telegram, self.user) is not message,
-                timeout=5, what=f"{self.user.first_name}'s DM to change",
+                timeout=15, what=f"{self.user.first_name}'s DM to change",
             )
         return bool(presses)
 
@@ -116,3 +116,18 @@ async def start_game(telegram: FakeTelegram, user: FakeUser, lobby: ChatMessage)
     if any((b.callback_data or "").endswith(":go") for b in lobby.buttons):
         await (await user.press(lobby, data=next(b.callback_data for b in lobby.buttons
                                                  if (b.callback_data or "").endswith(":go")))).answer()
+
+
+async def open_lobby(telegram: FakeTelegram, creator: FakeUser, group: FakeChat) -> ChatMessage:
+    """``creator`` sends /newgame in ``group``; the lobby message the bot posts."""
+    await creator.send(group, "/newgame")
+    return await telegram.wait_for_bot_message(group, lambda m: "table #" in (m.text or ""))
+
+
+async def alone_at_a_table(telegram: FakeTelegram) -> tuple[FakeUser, FakeChat]:
+    """Alice opens a table in her group and starts it with three computer players."""
+    alice = telegram.user("Alice")
+    group = telegram.group("Friends", members=[alice], admins=[alice])
+    await alice.start()
+    await start_game(telegram, alice, await open_lobby(telegram, alice, group))
+    return alice, group

@@ -10,16 +10,11 @@ from __future__ import annotations
 
 from fake_telegram import ChatMessage, FakeChat, FakeTelegram, FakeUser
 from harness import BotFactory
-from table_players import HumanPlayer, game_buttons, hand_message, play_until_over, start_game
+from table_players import HumanPlayer, game_buttons, hand_message, open_lobby, play_until_over, start_game
 
 from bot.services import services
 
 FAST = {"XUEZHAN_COMPUTER_DELAY": "0", "XUEZHAN_GROUP_UPDATE_SECONDS": "3", "XUEZHAN_LANG": "en"}
-
-
-async def lobby_of(telegram: FakeTelegram, user: FakeUser, group: FakeChat) -> ChatMessage:
-    await user.send(group, "/newgame")
-    return await telegram.wait_for_bot_message(group, lambda m: "table #" in (m.text or ""))
 
 
 async def outsider_with_a_message(telegram: FakeTelegram) -> tuple[FakeUser, ChatMessage]:
@@ -38,7 +33,7 @@ async def test_forged_lobby_presses_and_guessed_links_seat_no_stranger(
     alice, bob = telegram.user("Alice"), telegram.user("Bob")
     group = telegram.group("Friends", members=[alice, bob], admins=[alice])
     await alice.start()
-    lobby = await lobby_of(telegram, alice, group)
+    lobby = await open_lobby(telegram, alice, group)
     storage = services(app).storage
     table = (await storage.open_tables(group.id))[0]
     eve, elsewhere = await outsider_with_a_message(telegram)
@@ -73,7 +68,7 @@ async def test_start_asks_before_computers_fill_seats_and_cancel_asks_first(
     alice, bob = telegram.user("Alice"), telegram.user("Bob")
     group = telegram.group("Friends", members=[alice, bob], admins=[alice])
     await alice.start()
-    lobby = await lobby_of(telegram, alice, group)
+    lobby = await open_lobby(telegram, alice, group)
     storage = services(app).storage
     await (await alice.press(lobby, "Start")).answer()
     await telegram.wait_for(lambda: "3 seats are empty" in lobby.text, what="the question")
@@ -106,7 +101,7 @@ async def test_next_and_end_belong_to_the_opener_or_a_majority(telegram: FakeTel
     group = telegram.group("Friends", members=[alice, bob], admins=[alice])
     await alice.start()
     await bob.start()
-    lobby = await lobby_of(telegram, alice, group)
+    lobby = await open_lobby(telegram, alice, group)
     await (await bob.press(lobby, "Join")).answer()
     await telegram.wait_for(lambda: "Bob" in lobby.text, what="Bob seated")
     await start_game(telegram, alice, lobby)
@@ -133,7 +128,7 @@ async def test_leave_and_kick_hand_a_seat_to_the_computer(telegram: FakeTelegram
     group = telegram.group("Friends", members=people, admins=[alice])
     for person in people:
         await person.start()
-    lobby = await lobby_of(telegram, alice, group)
+    lobby = await open_lobby(telegram, alice, group)
     for person in (bob, carol):
         await (await person.press(lobby, "Join")).answer()
     await telegram.wait_for(lambda: "Carol" in lobby.text, what="three seated")
@@ -209,7 +204,7 @@ async def test_opening_a_table_gives_no_say_over_the_chats_stakes(
     alice, bob = telegram.user("Alice"), telegram.user("Bob")
     group = telegram.group("Friends", members=[alice, bob], admins=[alice])
     await bob.start()
-    lobby = await lobby_of(telegram, bob, group)  # Bob, not an admin, opens the table
+    lobby = await open_lobby(telegram, bob, group)  # Bob, not an admin, opens the table
     refused = await bob.press(lobby, "Settings")  # no menu for him at all
     assert "group admin" in (await refused.answer() or "") and refused.show_alert
     await (await alice.press(lobby, "Settings")).answer()

@@ -17,9 +17,9 @@ import uuid
 from pathlib import Path
 
 import pytest
-from fake_telegram import FakeChat, FakeTelegram, FakeUser
+from fake_telegram import FakeChat, FakeTelegram
 from harness import BotFactory
-from table_players import HumanPlayer, play_until_over, start_game
+from table_players import HumanPlayer, alone_at_a_table, play_until_over
 
 from bot.services import services
 
@@ -34,17 +34,6 @@ print("locked", flush=True)
 time.sleep(float(sys.argv[2]))
 db.execute("ROLLBACK")
 """
-
-
-async def afk_table(telegram: FakeTelegram) -> tuple[FakeUser, FakeChat]:
-    """Alice opens a table, starts it with three computers and goes away: timers decide for her."""
-    alice = telegram.user("Alice")
-    group = telegram.group("Friends", members=[alice], admins=[alice])
-    await alice.start()
-    await alice.send(group, "/newgame")
-    lobby = await telegram.wait_for_bot_message(group, lambda m: "table #" in (m.text or ""))
-    await start_game(telegram, alice, lobby)
-    return alice, group
 
 
 def settlement(telegram: FakeTelegram, group: FakeChat):
@@ -72,7 +61,7 @@ async def test_a_lock_held_by_another_process_past_the_busy_timeout_only_pauses_
     telegram: FakeTelegram, start_bot: BotFactory
 ) -> None:
     app = await start_bot(**FAST)
-    _, group = await afk_table(telegram)
+    _, group = await alone_at_a_table(telegram)
     await telegram.wait_for_bot_message(group, lambda m: "ran out of time" in (m.text or ""), timeout=15)
     locker = await asyncio.create_subprocess_exec(
         sys.executable, "-c", LOCKER, str(start_bot.db), str(HOLD_SECONDS), stdout=subprocess.PIPE)
@@ -121,7 +110,7 @@ async def test_a_full_disk_pauses_the_table_and_it_goes_on_when_space_returns(
     try:
         start_bot.db = disk / "xuezhan.db"
         app = await start_bot(**FAST)
-        _, group = await afk_table(telegram)
+        _, group = await alone_at_a_table(telegram)
         await telegram.wait_for_bot_message(group, lambda m: "ran out of time" in (m.text or ""), timeout=15)
         before = await logged_actions(app, group)
         filler = fill(disk)
@@ -146,7 +135,7 @@ async def test_a_settlement_card_lost_before_a_crash_is_posted_after_the_restart
     # No picture reaches Telegram during this hand: the state after the final commit is that
     # of a process killed right after it (the hand finished, its card never sent).
     telegram.fail_next("sendPhoto", 100_000, status=400, description="Bad Request: the process is gone")
-    alice, group = await afk_table(telegram)
+    alice, group = await alone_at_a_table(telegram)
     storage = services(app).storage
     hand = await hand_of(app, group)
     for _ in range(1200):
@@ -172,7 +161,7 @@ async def test_a_group_that_becomes_a_supergroup_keeps_its_chips(
     telegram: FakeTelegram, start_bot: BotFactory
 ) -> None:
     app = await start_bot(**{**FAST, "XUEZHAN_DISCARD_SECONDS": "30", "XUEZHAN_CLAIM_SECONDS": "30"})
-    alice, group = await afk_table(telegram)
+    alice, group = await alone_at_a_table(telegram)
     card = await play_until_over(telegram, group, [HumanPlayer(telegram, alice)])
     storage = services(app).storage
     before = {t.name: t.net for t in await storage.balances(group.id)}
@@ -200,7 +189,7 @@ async def test_removed_mid_hand_the_bot_finishes_by_dm_closes_the_table_and_says
     telegram: FakeTelegram, start_bot: BotFactory
 ) -> None:
     app = await start_bot(**{**FAST, "XUEZHAN_DISCARD_SECONDS": "30", "XUEZHAN_CLAIM_SECONDS": "30"})
-    alice, group = await afk_table(telegram)
+    alice, group = await alone_at_a_table(telegram)
     storage = services(app).storage
     hand = await hand_of(app, group)
     player = HumanPlayer(telegram, alice)
@@ -248,7 +237,7 @@ async def test_a_settlement_card_lost_to_a_storm_of_server_errors_is_posted_agai
     app = await start_bot(**FAST)
     # Every picture fails with 502 (past the client's own retries) until the hand is over.
     telegram.fail_next("sendPhoto", 100_000, status=502)
-    alice, group = await afk_table(telegram)
+    alice, group = await alone_at_a_table(telegram)
     storage = services(app).storage
     hand = await hand_of(app, group)
     for _ in range(1200):

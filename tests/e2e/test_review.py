@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from fake_telegram import FakeTelegram
 from harness import BotFactory
-from table_players import HumanPlayer, play_until_over
-from test_table_game import FAST, alone_at_a_table
+from table_players import HumanPlayer, alone_at_a_table, play_until_over
+from test_table_game import FAST
 
 
 async def test_a_finished_hand_offers_a_review_that_only_its_player_can_open(

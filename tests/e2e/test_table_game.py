@@ -6,9 +6,17 @@ import asyncio
 import json
 
 import pytest
-from fake_telegram import SEND_METHODS, FakeChat, FakeTelegram, FakeUser
+from fake_telegram import SEND_METHODS, FakeTelegram, FakeUser
 from harness import BotFactory
-from table_players import HumanPlayer, game_buttons, hand_message, play_until_over, start_game
+from table_players import (
+    HumanPlayer,
+    alone_at_a_table,
+    game_buttons,
+    hand_message,
+    open_lobby,
+    play_until_over,
+    start_game,
+)
 
 from bot.services import services
 from engine.actions import Action
@@ -16,21 +24,6 @@ from engine.game import Game
 from engine.rules import RuleSet
 
 FAST = {"XUEZHAN_COMPUTER_DELAY": "0", "XUEZHAN_GROUP_UPDATE_SECONDS": "3", "XUEZHAN_LANG": "en"}
-
-
-async def open_lobby(telegram: FakeTelegram, creator: FakeUser, group: FakeChat):
-    await creator.send(group, "/newgame")
-    return await telegram.wait_for_bot_message(group, lambda m: "table #" in (m.text or ""))
-
-
-async def alone_at_a_table(telegram: FakeTelegram) -> tuple[FakeUser, FakeChat]:
-    """Alice opens a table in her group and starts it with three computer players."""
-    alice = telegram.user("Alice")
-    group = telegram.group("Friends", members=[alice], admins=[alice])
-    await alice.start()
-    lobby = await open_lobby(telegram, alice, group)
-    await start_game(telegram, alice, lobby)
-    return alice, group
 
 
 async def sit(telegram: FakeTelegram, lobby, *users: FakeUser) -> None:

@@ -7,22 +7,11 @@ person whose turn waits that long, and a person whose time ran out is told what 
 
 from __future__ import annotations
 
-from fake_telegram import ChatMessage, FakeChat, FakeTelegram, FakeUser
+from fake_telegram import ChatMessage, FakeTelegram, FakeUser
 from harness import BotFactory
-from table_players import HumanPlayer, game_buttons, hand_message, start_game
+from table_players import HumanPlayer, alone_at_a_table, game_buttons, hand_message
 
 FAST = {"XUEZHAN_COMPUTER_DELAY": "0", "XUEZHAN_GROUP_UPDATE_SECONDS": "1", "XUEZHAN_LANG": "en"}
-
-
-async def alone_at_a_table(telegram: FakeTelegram) -> tuple[FakeUser, FakeChat]:
-    """Alice opens a table in her group and starts it with three computer players."""
-    alice = telegram.user("Alice")
-    group = telegram.group("Friends", members=[alice], admins=[alice])
-    await alice.start()
-    await alice.send(group, "/newgame")
-    lobby = await telegram.wait_for_bot_message(group, lambda m: "table #" in (m.text or ""))
-    await start_game(telegram, alice, lobby)
-    return alice, group
 
 
 async def swap_three(telegram: FakeTelegram, user: FakeUser) -> None:
