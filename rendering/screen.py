@@ -52,20 +52,30 @@ def render_seat_screen(
     img = Image.new("RGB", (top.width, top.height + bottom.height), theme.FELT)
     img.paste(top, (0, 0))
     img.paste(bottom, (0, top.height))
-    return shrink_to_limit(drop_blank_rows(img, img.height - MAX_SIDE))
+    overflow = img.height - MAX_SIDE
+    if overflow > 0:  # the table's blank rows are found once per state, like its picture
+        img = drop_blank_rows(img, overflow, blank=shared_blank_rows(table) + _blank_rows(bottom))
+    return shrink_to_limit(img)
 
 
-def drop_blank_rows(img: Image.Image, rows: int, keep: int = 2) -> Image.Image:
+@lru_cache(maxsize=16)
+def shared_blank_rows(view: TableView) -> list[bool]:
+    """``_blank_rows`` of the shared table picture: every seat's screen of one state reuses it."""
+    return _blank_rows(shared_table(view))
+
+
+def drop_blank_rows(img: Image.Image, rows: int, keep: int = 2, blank: list[bool] | None = None) -> Image.Image:
     """``img`` with up to ``rows`` rows of one colour taken out of its blank bands.
 
     A screen a few dozen pixels over Telegram's 1280 px (the table and a hand of two rows) then
     fits as drawn: the LANCZOS shrink of the whole screen that ``shrink_to_limit`` would do costs
     far more than drawing it (a quarter to two fifths of the bot's CPU under load). Only rows of
     one colour inside bands of at least ``keep + 1`` such rows go (each band keeps ``keep``), so
-    nothing drawn is lost or resized; ``shrink_to_limit`` takes care of whatever is left over."""
+    nothing drawn is lost or resized; ``shrink_to_limit`` takes care of whatever is left over.
+    ``blank`` is ``_blank_rows(img)`` when the caller already knows it."""
     if rows <= 0:
         return img
-    blank = _blank_rows(img)
+    blank = _blank_rows(img) if blank is None else blank
     bands: list[tuple[int, int]] = []  # (first row, length) of each run of blank rows
     y = 0
     while y < img.height:
