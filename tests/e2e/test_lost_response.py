@@ -13,8 +13,8 @@ import logging
 import pytest
 from fake_telegram import FakeTelegram
 from harness import BotFactory
-from table_players import game_buttons, hand_message, start_game
-from test_access_control import FAST, lobby_of
+from table_players import game_buttons, hand_message, open_lobby, start_game
+from test_access_control import FAST
 
 
 async def test_a_dm_photo_sent_twice_after_a_lost_answer_leaves_one_picture(
@@ -25,7 +25,7 @@ async def test_a_dm_photo_sent_twice_after_a_lost_answer_leaves_one_picture(
     group = telegram.group("Friends", members=[alice], admins=[alice])
     await alice.start()
     await telegram.wait_for_bot_message(alice)  # the bot has written to Alice's DM before
-    lobby = await lobby_of(telegram, alice, group)
+    lobby = await open_lobby(telegram, alice, group)
     await (await alice.press(lobby, "Join")).answer()
     await telegram.wait_for(lambda: "Alice" in lobby.text, what="Alice seated")
     telegram.lose_next_response("sendPhoto", chat=alice)  # her first hand picture
@@ -58,7 +58,7 @@ async def test_a_press_answer_or_an_edit_applied_before_its_answer_was_lost_is_n
     alice = telegram.user("Alice")
     group = telegram.group("Friends", members=[alice], admins=[alice])
     await alice.start()
-    lobby = await lobby_of(telegram, alice, group)
+    lobby = await open_lobby(telegram, alice, group)
     caplog.set_level(logging.WARNING)
     telegram.lose_next_response("answerCallbackQuery")
     telegram.lose_next_response("editMessageText", chat=group)

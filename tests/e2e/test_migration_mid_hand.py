@@ -11,9 +11,8 @@ import asyncio
 
 from fake_telegram import FakeChat, FakeTelegram
 from harness import BotFactory
-from table_players import HumanPlayer
-from test_access_control import FAST, lobby_of
-from test_recovery import afk_table
+from table_players import HumanPlayer, alone_at_a_table, open_lobby
+from test_access_control import FAST
 
 
 def table_pictures(telegram: FakeTelegram, chat: FakeChat) -> list:
@@ -26,7 +25,7 @@ async def test_a_hand_in_progress_follows_the_group_into_the_supergroup(
 ) -> None:
     await start_bot(**{**FAST, "XUEZHAN_DISCARD_SECONDS": "60", "XUEZHAN_CLAIM_SECONDS": "60",
                        "XUEZHAN_GROUP_UPDATE_SECONDS": "1"})
-    alice, group = await afk_table(telegram)
+    alice, group = await alone_at_a_table(telegram)
     await telegram.wait_for(lambda: table_pictures(telegram, group), timeout=15, what="the table picture")
     player = HumanPlayer(telegram, alice)
     for _ in range(2):
@@ -56,7 +55,7 @@ async def test_an_open_lobby_is_posted_again_in_the_supergroup(
     alice = telegram.user("Alice")
     group = telegram.group("Friends", members=[alice], admins=[alice])
     await alice.start()
-    old = await lobby_of(telegram, alice, group)
+    old = await open_lobby(telegram, alice, group)
     supergroup = telegram.migrate(group)
     lobby = await telegram.wait_for_bot_message(supergroup, lambda m: "table #" in (m.text or ""))
     assert "Alice" in lobby.text and old.text.split("\n")[0] == lobby.text.split("\n")[0]

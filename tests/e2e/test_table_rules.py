@@ -10,8 +10,8 @@ from __future__ import annotations
 import pytest
 from fake_telegram import FakeTelegram
 from harness import BotFactory
-from table_players import start_game
-from test_access_control import FAST, lobby_of, outsider_with_a_message
+from table_players import open_lobby, start_game
+from test_access_control import FAST, outsider_with_a_message
 
 from bot.services import services
 from engine.rules import GameMode, RuleSet
@@ -26,7 +26,7 @@ async def test_the_opener_picks_this_tables_rules_everyone_sees_them_and_they_fr
     alice, bob = telegram.user("Alice"), telegram.user("Bob")
     group = telegram.group("Friends", members=[alice, bob], admins=[alice])
     await bob.start()
-    lobby = await lobby_of(telegram, bob, group)  # Bob, not an admin, opens the table
+    lobby = await open_lobby(telegram, bob, group)  # Bob, not an admin, opens the table
     table = (await storage.open_tables(group.id))[0]
 
     refused = await alice.press(lobby, "Table rules")  # even an admin: the table is Bob's
