@@ -37,7 +37,9 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent
-sys.path[:0] = [str(ROOT.parent)]
+sys.path[:0] = [str(ROOT.parent), str(ROOT.parent / "tests" / "web")]
+
+from web_person import decide  # noqa: E402  (the same simple person as the web tests)
 
 WARM_UP = 5.0
 SETUP_TIMEOUT = 180.0
@@ -109,22 +111,6 @@ class Recorder:
 
     def incomplete(self) -> int:
         return sum(len(self.arrived.get(key, {})) < 4 for key in self.sent)
-
-
-def decide(frame: dict[str, Any]) -> list[dict[str, Any]]:
-    """A simple person's messages for the frame's decision."""
-    actions = {a["code"]: a for a in frame["actions"]}
-    seq = frame["seq"]
-    if "sc" in actions:
-        hand = frame["view"]["hand"]
-        suit = next(s for s, n in Counter(t[1] for t in hand).most_common() if n >= 3)
-        picks = [i for i, t in enumerate(hand) if t[1] == suit][:3]
-        return [{"seq": seq, "code": f"t{i}"} for i in picks] + [{"seq": seq, "code": "sc"}]
-    for kind in ("win", "void", "pass"):
-        found = next((c for c, a in actions.items() if a["type"] == kind), None)
-        if found:
-            return [{"seq": seq, "code": found}]
-    return [{"seq": seq, "code": next(c for c, a in actions.items() if a["type"] == "discard")}]
 
 
 async def browser(session: Any, url: str, token: str, rec: Recorder, think: float, stop: asyncio.Event) -> None:

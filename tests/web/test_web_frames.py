@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import aiohttp
+from web_person import decide
 
 from engine.game import Game
 from engine.tiles import tile_name
@@ -86,23 +87,6 @@ def check_frame(frame: dict[str, Any], truth: Truth) -> None:
     assert all(n <= 4 for n in shown.values())
 
 
-def decide(frame: dict[str, Any]) -> list[dict[str, Any]]:
-    """A simple person's messages for the frame's decision (a discard is sent twice on purpose)."""
-    actions = {a["code"]: a for a in frame["actions"]}
-    seq = frame["seq"]
-    if "sc" in actions:
-        hand = frame["view"]["hand"]
-        suit = next(s for s, n in Counter(t[1] for t in hand).most_common() if n >= 3)
-        picks = [i for i, t in enumerate(hand) if t[1] == suit][:3]
-        return [{"seq": seq, "code": f"t{i}"} for i in picks] + [{"seq": seq, "code": "sc"}]
-    for kind in ("win", "void", "pass"):
-        found = next((c for c, a in actions.items() if a["type"] == kind), None)
-        if found:
-            return [{"seq": seq, "code": found}]
-    discard = next(c for c, a in actions.items() if a["type"] == "discard")
-    return [{"seq": seq, "code": discard}, {"seq": seq, "code": discard}]
-
-
 async def play_seat(url: str, token: str, frames: list[dict[str, Any]], refusals: list[str]) -> None:
     acted: set[tuple[int, int]] = set()
     async with aiohttp.ClientSession() as session, session.ws_connect(url + "ws") as ws:
@@ -122,7 +106,7 @@ async def play_seat(url: str, token: str, frames: list[dict[str, Any]], refusals
             over = data["over"]
             if data["actions"] and (data["hand_id"], data["seq"]) not in acted:
                 acted.add((data["hand_id"], data["seq"]))
-                for act in decide(data):
+                for act in decide(data, repeat_discard=True):
                     await ws.send_json({"act": act})
 
 
