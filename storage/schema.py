@@ -198,4 +198,30 @@ _V3: Migration = (
 # stake, which stays the chat's); NULL means the table deals under the chat's rules.
 _V4: Migration = ("ALTER TABLE tables ADD COLUMN rules TEXT",)
 
-MIGRATIONS: tuple[Migration, ...] = (_V1, _V2, _V3, _V4)
+# Several bot workers sharing the tables (docs/storage.md, "Several workers").
+# Timers any worker may fire (a decision's deadline, a table to wake): the due one is claimed by
+# one worker; a claim older than a lease (its worker died) is taken over by another.
+# What a live hand's runner keeps beyond the log, per seat (托管, left, run-out timers, swap
+# picks), so the worker that serves the next press knows it; ``version`` grows with every write.
+_V5: Migration = (
+    """
+    CREATE TABLE timers (
+        key        TEXT    PRIMARY KEY,                  -- what fires, e.g. deadline:<table>:<seat>
+        due_at     INTEGER NOT NULL,
+        data       TEXT    NOT NULL,                     -- JSON the firing needs (the decision's seq)
+        claimed_by TEXT,                                 -- the worker firing it; NULL until claimed
+        claimed_at INTEGER
+    )
+    """,
+    "CREATE INDEX timers_by_due ON timers (due_at)",
+    """
+    CREATE TABLE hand_seat_states (
+        hand_id INTEGER PRIMARY KEY REFERENCES hands (id),
+        state   TEXT    NOT NULL,                        -- JSON: one object per seat
+        version INTEGER NOT NULL,
+        at      INTEGER NOT NULL
+    )
+    """,
+)
+
+MIGRATIONS: tuple[Migration, ...] = (_V1, _V2, _V3, _V4, _V5)

@@ -197,4 +197,26 @@ _V3: Migration = (
 # storage/schema.py's _V4: a table's own rules (NULL: the chat's).
 _V4: Migration = ("ALTER TABLE tables ADD COLUMN rules TEXT",)
 
-MIGRATIONS: tuple[Migration, ...] = (_V1, _V2, _V3, _V4)
+# storage/schema.py's _V5: timers any worker may fire, and each live hand's seat states.
+_V5: Migration = (
+    """
+    CREATE TABLE timers (
+        key        TEXT   PRIMARY KEY,
+        due_at     BIGINT NOT NULL,
+        data       TEXT   NOT NULL,
+        claimed_by TEXT,
+        claimed_at BIGINT
+    )
+    """,
+    "CREATE INDEX timers_by_due ON timers (due_at)",
+    """
+    CREATE TABLE hand_seat_states (
+        hand_id BIGINT PRIMARY KEY REFERENCES hands (id),
+        state   TEXT   NOT NULL,
+        version BIGINT NOT NULL,
+        at      BIGINT NOT NULL
+    )
+    """,
+)
+
+MIGRATIONS: tuple[Migration, ...] = (_V1, _V2, _V3, _V4, _V5)
