@@ -49,6 +49,9 @@ class Settings(BaseSettings):
     webhook_url: str = Field("", alias="XUEZHAN_WEBHOOK_URL")
     webhook_port: int = Field(8443, alias="XUEZHAN_WEBHOOK_PORT", ge=1, le=65535)
     webhook_listen: IPvAnyAddress = Field(IPv4Address("0.0.0.0"), alias="XUEZHAN_WEBHOOK_LISTEN")
+    # Bot processes sharing the database (xuezhan run --workers N sets it for its workers): with
+    # PostgreSQL and more than one, Telegram's rate limits are kept in the database for all of them.
+    workers: int = Field(1, alias="XUEZHAN_WORKERS", ge=1, le=64)
     webapp_url: str = Field("", alias="XUEZHAN_WEBAPP_URL")  # public HTTPS address of the web table
     webapp_name: str = Field("table", alias="XUEZHAN_WEBAPP_NAME", pattern=r"^[A-Za-z0-9_]{3,30}$")
     web_listen: IPvAnyAddress = Field(IPv4Address("127.0.0.1"), alias="XUEZHAN_WEB_LISTEN")

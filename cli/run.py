@@ -26,7 +26,17 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--env-file", default=".env", help="file of settings to read (default: .env)")
     parser.add_argument("--log-level", default="INFO", choices=("DEBUG", "INFO", "WARNING", "ERROR"),
                         help="how much to log (default: INFO)")
+    parser.add_argument("--workers", type=_worker_count, default=None, metavar="N",
+                        help="webhook mode with N worker processes behind a front on the webhook port "
+                        "(more than one needs PostgreSQL; see docs/setup.md)")
+    parser.add_argument("--worker", type=int, default=None, help=argparse.SUPPRESS)  # set by --workers
     parser.set_defaults(func=run)
+
+
+def _worker_count(text: str) -> int:
+    if not text.isdigit() or not 1 <= int(text) <= 64:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of workers from 1 to 64")
+    return int(text)
 
 
 def fail(message: str) -> int:
@@ -76,7 +86,10 @@ def run(args: argparse.Namespace) -> int:
     problem = database_problem(settings.db)
     if problem is not None:
         return fail(f"cannot use the database XUEZHAN_DB={redacted(settings.db)}: {problem}.")
-    logging.basicConfig(level=args.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    if args.workers is not None:
+        return _run_workers(args, settings)
+    who = "" if args.worker is None else f"worker {args.worker} "
+    logging.basicConfig(level=args.log_level, format=f"%(asctime)s {who}%(levelname)s %(name)s: %(message)s")
     app = build_application(settings)
     for handler in logging.getLogger().handlers:
         handler.addFilter(_without(InvalidToken))
@@ -104,3 +117,28 @@ def run(args: argparse.Namespace) -> int:
     except (StorageError, OSError) as error:
         return fail(f"cannot open the database XUEZHAN_DB={redacted(settings.db)} ({error}).")
     return 0
+
+
+def _run_workers(args: argparse.Namespace, settings: Any) -> int:
+    """``--workers N``: the front and N webhook workers (``bot.workers``), after the checks that
+    would stop every worker alike."""
+    from bot.workers import run_workers
+    from storage.factory import describe, redacted
+
+    if not settings.webhook_url:
+        return fail("--workers runs webhook workers: set XUEZHAN_WEBHOOK_URL to the public HTTPS address "
+                    "Telegram should post to (docs/setup.md).")
+    if args.workers > 1 and describe(settings.db)[0] == "sqlite":
+        return fail(f"--workers {args.workers} needs PostgreSQL: the SQLite database XUEZHAN_DB="
+                    f"{redacted(settings.db)} is one file for one process. Set XUEZHAN_DB=postgresql://… "
+                    "(docs/storage.md#postgresql) or run one worker.")
+    if args.workers > 1 and settings.webapp_url:
+        return fail("the web table (XUEZHAN_WEBAPP_URL) is served by one process: unset it to run several "
+                    "workers.")
+    logging.basicConfig(level=args.log_level, format="%(asctime)s front %(levelname)s %(name)s: %(message)s")
+
+    def command(index: int) -> list[str]:
+        return [sys.executable, "-m", "cli.main", "run", "--env-file", args.env_file, "--log-level",
+                args.log_level, "--worker", str(index)]
+
+    return run_workers(settings, args.workers, command)
