@@ -9,7 +9,8 @@ Errors: every refusal is a :class:`StorageError` subclass with a message meant f
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from contextlib import AbstractAsyncContextManager
 from datetime import date, datetime
 from typing import Any, Protocol, runtime_checkable
 
@@ -20,6 +21,7 @@ from storage.models import (
     DayTally,
     DueSummary,
     Hand,
+    HandProgress,
     HandResult,
     LedgerEntry,
     LoggedAction,
@@ -32,6 +34,7 @@ from storage.models import (
     ScoreSession,
     Table,
     TableStatus,
+    Timer,
     TransferLike,
     UnfinishedHand,
     User,
@@ -260,6 +263,40 @@ class Storage(Protocol):
         ...
 
     async def mark_summary_posted(self, chat_id: int, day: date) -> None: ...
+
+    # -- several workers sharing the tables (storage/sqlite_workers.py) -------------------------
+    @property
+    def shared(self) -> bool:
+        """True when other processes may serve the same tables (PostgreSQL)."""
+        ...
+
+    def table_lock(self, table_id: int) -> AbstractAsyncContextManager[None]:
+        """Hold the table against other processes' decisions for the block (free with one process)."""
+        ...
+
+    async def set_timers(self, changes: Mapping[str, tuple[float, JSON] | None]) -> None:
+        """Set timers by key (due in ``seconds``, with ``data``) or cancel them (``None``), in one unit."""
+        ...
+
+    async def claim_timers(self, worker: str, lease_seconds: float, limit: int = 50) -> list[Timer]:
+        """Claim the due timers nobody holds, or whose claim is older than the lease; earliest first."""
+        ...
+
+    async def finish_timer(self, timer: Timer) -> bool:
+        """Remove a fired timer unless it was set again or taken over meanwhile."""
+        ...
+
+    async def timers(self) -> dict[str, tuple[float, JSON]]: ...
+
+    async def save_seat_states(self, hand_id: int, states: JSON) -> int:
+        """Keep a live hand's seat states beyond the log; returns their new version."""
+        ...
+
+    async def hand_progress(self, hand_id: int, after: int) -> HandProgress:
+        """The hand now, its actions from ``after`` on and its seat states: what a worker misses."""
+        ...
+
+    async def playing_hand(self, table_id: int) -> int | None: ...
 
     # -- housekeeping -----------------------------------------------------------------------
     async def verify(self) -> list[str]:

@@ -270,3 +270,25 @@ class PlayerStats:
     flower_pig_chips: int
     net: int
 
+
+
+@dataclass(frozen=True, slots=True)
+class Timer:
+    """A due timer claimed by one worker (``claim_timers``); ``finish_timer`` removes it once fired."""
+
+    key: str
+    due_at: datetime
+    data: JSON
+    claimed_by: str
+    claimed_at_ms: int  # the claim's own stamp: finish_timer removes this claim only, never a newer one
+
+
+@dataclass(frozen=True, slots=True)
+class HandProgress:
+    """What a worker's copy of a live hand is missing: actions logged from ``after`` on, and the seats'
+    states (``None`` when never saved) with their version (0 when never saved)."""
+
+    hand: Hand
+    actions: tuple[LoggedAction, ...]
+    seat_states: JSON | None
+    version: int

@@ -15,7 +15,8 @@ the second waits, then finds nothing left to do.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import asynccontextmanager
 from functools import partial, wraps
 from typing import Any, TypeVar
 
@@ -26,6 +27,7 @@ from storage.factory import redacted
 from storage.group_commit import GroupCommitter
 from storage.interface import StorageError
 from storage.pg_connection import PgConnection
+from storage.pg_locks import AdvisoryLocks
 from storage.schema import Migration
 from storage.schema_postgres import MIGRATIONS, VERSION_TABLE
 from storage.sqlite_base import Clock, now_utc
@@ -34,6 +36,7 @@ from storage.sqlite_outbox import OutboxAndMigration
 from storage.sqlite_people import ChatsAndPlayers
 from storage.sqlite_play import TablesAndHands
 from storage.sqlite_scores import Scorekeeping
+from storage.sqlite_workers import WorkersCoordination
 
 T = TypeVar("T")
 
@@ -69,7 +72,9 @@ async def open_postgres(
     finally:
         await raw.close()
     db = await PgConnection.open(connect)
-    return PostgresStorage(db, clock, max_batch, (default_language, days.zone(default_timezone).key))
+    store = PostgresStorage(db, clock, max_batch, (default_language, days.zone(default_timezone).key))
+    store.locks = AdvisoryLocks(connect)
+    return store
 
 
 async def _connect(url: str, settings: dict[str, str]) -> asyncpg.Connection:
@@ -128,11 +133,17 @@ def _rerun_lost_races(method: Callable[..., Awaitable[T]]) -> Callable[..., Awai
     return rerun
 
 
-class PostgresStorage(ChatsAndPlayers, TablesAndHands, Scorekeeping, LedgerQueries, OutboxAndMigration):
+class PostgresStorage(ChatsAndPlayers, TablesAndHands, Scorekeeping, LedgerQueries, OutboxAndMigration,
+                      WorkersCoordination):
     """Chats, players, tables, hands, the action log and the ledger in a PostgreSQL database.
 
     Every public method is one unit of work that is run again if it lost a race with another
-    process for a row (see ``_rerun_lost_races``)."""
+    process for a row (see ``_rerun_lost_races``). Several processes may serve the same tables
+    (``shared``): each takes a table's advisory lock (``table_lock``) for a decision, and timers
+    are claimed with ``FOR UPDATE SKIP LOCKED`` so that two workers never fire the same one."""
+
+    _CLAIM_LOCKING = " FOR UPDATE SKIP LOCKED"
+    locks: AdvisoryLocks
 
     def __init__(
         self,
@@ -143,6 +154,23 @@ class PostgresStorage(ChatsAndPlayers, TablesAndHands, Scorekeeping, LedgerQueri
     ) -> None:
         super().__init__(db, clock, max_batch, chat_defaults)  # type: ignore[arg-type]
         self._committer = GroupCommitter(db, max_batch, begin="BEGIN")  # type: ignore[arg-type]
+
+    @property
+    def shared(self) -> bool:
+        return True
+
+    @asynccontextmanager
+    async def table_lock(self, table_id: int) -> AsyncIterator[None]:
+        """Hold the table's advisory lock for the block (see storage/pg_locks.py)."""
+        await self.locks.acquire(table_id)
+        try:
+            yield
+        finally:
+            await self.locks.release(table_id)
+
+    async def close(self) -> None:
+        await self.locks.close()
+        await super().close()
 
     async def schema_version(self) -> int:
         async with self._tx() as db:

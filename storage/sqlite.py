@@ -24,6 +24,7 @@ from storage.sqlite_outbox import OutboxAndMigration
 from storage.sqlite_people import ChatsAndPlayers
 from storage.sqlite_play import TablesAndHands
 from storage.sqlite_scores import Scorekeeping
+from storage.sqlite_workers import WorkersCoordination
 
 _SYNCHRONOUS = ("OFF", "NORMAL", "FULL", "EXTRA")
 
@@ -83,5 +84,6 @@ async def _migrate(db: aiosqlite.Connection, migrations: Sequence[Migration]) ->
         await db.execute("COMMIT")
 
 
-class SqliteStorage(ChatsAndPlayers, TablesAndHands, Scorekeeping, LedgerQueries, OutboxAndMigration):
+class SqliteStorage(ChatsAndPlayers, TablesAndHands, Scorekeeping, LedgerQueries, OutboxAndMigration,
+                    WorkersCoordination):
     """Chats, players, tables, hands, the action log and the ledger in one SQLite file."""

@@ -1,0 +1,197 @@
+"""What several bot workers share in storage: timers any worker may fire (claimed once, taken over
+after a lease), each live hand's seat states and progress, and the per-table lock. The first
+tests run on both backends; the last ones start several "workers" (storages) on one PostgreSQL
+database."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from storage import InvalidWrite, NotFound, open_storage
+
+pytestmark = pytest.mark.both_backends
+
+CHAT = -1001
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = datetime(2026, 3, 1, 4, 0, tzinfo=UTC)
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += timedelta(seconds=seconds)
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+async def store(db_url, clock):
+    opened = await open_storage(db_url, clock=clock)
+    yield opened
+    await opened.close()
+
+
+async def _hand(store):
+    players = [await store.named_player(CHAT, name) for name in "ABCD"]
+    table = await store.create_table(CHAT, None)
+    for seat, player in enumerate(players):
+        await store.set_seat(table.id, seat, player.id)
+    return await store.start_hand(table.id, {}, seed=1, dealer=0)
+
+
+async def test_a_due_timer_is_claimed_once_then_finished(store, clock):
+    await store.set_timers({"deadline:1:0": (0, {"seq": 3}), "deadline:1:1": (30, {"seq": 3})})
+    claimed = await store.claim_timers("w1", lease_seconds=10)
+    assert [(t.key, t.data, t.claimed_by) for t in claimed] == [("deadline:1:0", {"seq": 3}, "w1")]
+    assert claimed[0].due_at == clock.now
+    assert await store.claim_timers("w2", lease_seconds=10) == []  # w1 holds it
+    assert await store.finish_timer(claimed[0]) is True
+    assert set(await store.timers()) == {"deadline:1:1"}
+    clock.advance(30)
+    assert [t.key for t in await store.claim_timers("w2", lease_seconds=10)] == ["deadline:1:1"]
+
+
+async def test_a_claim_older_than_the_lease_is_taken_over_and_the_first_claim_cannot_finish_it(store, clock):
+    await store.set_timers({"wake:7": (0, {})})
+    (first,) = await store.claim_timers("dead-worker", lease_seconds=5)
+    clock.advance(4)
+    assert await store.claim_timers("w2", lease_seconds=5) == []
+    clock.advance(1)
+    (second,) = await store.claim_timers("w2", lease_seconds=5)
+    assert second.claimed_by == "w2"
+    assert await store.finish_timer(first) is False  # the dead worker's claim no longer holds it
+    assert await store.finish_timer(second) is True
+    assert await store.timers() == {}
+
+
+async def test_setting_a_claimed_timer_again_keeps_the_new_one(store, clock):
+    await store.set_timers({"deadline:2:3": (0, {"seq": 5})})
+    (claimed,) = await store.claim_timers("w1", lease_seconds=10)
+    await store.set_timers({"deadline:2:3": (15, {"seq": 9})})  # a new decision opened meanwhile
+    assert await store.finish_timer(claimed) is False
+    due, data = (await store.timers())["deadline:2:3"]
+    assert data == {"seq": 9} and due == (clock.now + timedelta(seconds=15)).timestamp()
+    assert await store.claim_timers("w1", lease_seconds=10) == []
+
+
+async def test_timers_are_cancelled_and_set_in_one_call(store):
+    await store.set_timers({"a": (5, {}), "b": (5, {}), "c": (5, {})})
+    await store.set_timers({"a": None, "b": (1, {"x": 1}), "gone": None})
+    assert sorted(await store.timers()) == ["b", "c"]
+    with pytest.raises(InvalidWrite):
+        await store.set_timers({"d": (-1, {})})
+
+
+async def test_claims_come_earliest_first_and_at_most_the_limit(store, clock):
+    await store.set_timers({f"t{n}": (n, {"n": n}) for n in range(6)})
+    clock.advance(10)
+    claimed = await store.claim_timers("w", lease_seconds=60, limit=4)
+    assert [t.data["n"] for t in claimed] == [0, 1, 2, 3]
+
+
+async def test_seat_states_are_versioned_and_progress_gives_what_a_worker_misses(store):
+    hand = await _hand(store)
+    for seq in range(4):
+        await store.append_action(hand.id, seq, {"n": seq})
+    progress = await store.hand_progress(hand.id, after=2)
+    assert [a.seq for a in progress.actions] == [2, 3] and [a.action for a in progress.actions] == [{"n": 2}, {"n": 3}]
+    assert (progress.seat_states, progress.version, progress.hand.id) == (None, 0, hand.id)
+    assert await store.save_seat_states(hand.id, {"seats": [{"auto": True}]}) == 1
+    assert await store.save_seat_states(hand.id, {"seats": [{"auto": False}]}) == 2
+    progress = await store.hand_progress(hand.id, after=4)
+    assert (progress.actions, progress.seat_states, progress.version) == ((), {"seats": [{"auto": False}]}, 2)
+    assert await store.playing_hand(hand.table_id) == hand.id
+    await store.void_hand(hand.id, "test")
+    assert await store.playing_hand(hand.table_id) is None
+    with pytest.raises(NotFound):
+        await store.hand_progress(hand.id + 100, after=0)
+
+
+async def test_the_table_lock_serialises_one_table_within_a_process(store):
+    inside: list[int] = []
+
+    async def decide(table_id: int) -> None:
+        async with store.table_lock(table_id):
+            inside.append(table_id)
+            assert inside.count(table_id) == 1 or not store.shared
+            await asyncio.sleep(0.01)
+            inside.remove(table_id)
+
+    await asyncio.gather(*(decide(t) for t in (1, 2, 1, 2)))
+    assert inside == []
+
+
+# --- several workers on one PostgreSQL database ---------------------------------------------------
+
+
+@pytest.fixture
+async def workers(postgres_server):
+    url = await postgres_server.create_database()
+    stores = [await open_storage(url) for _ in range(3)]
+    yield stores
+    for opened in stores:
+        await opened.close()
+    await postgres_server.drop_database(url)
+
+
+async def test_workers_claiming_at_once_fire_every_timer_exactly_once(workers):
+    await workers[0].set_timers({f"deadline:{n}:0": (0, {"n": n}) for n in range(300)})
+    fired: list[tuple[str, int]] = []
+
+    async def worker(name: str, store) -> None:
+        while True:
+            claimed = await store.claim_timers(name, lease_seconds=60, limit=7)
+            if not claimed:
+                return
+            for timer in claimed:
+                fired.append((name, timer.data["n"]))
+                assert await store.finish_timer(timer)
+
+    await asyncio.gather(*(worker(f"w{i}", store) for i, store in enumerate(workers) for _ in range(2)))
+    assert sorted(n for _, n in fired) == list(range(300))
+    assert len({name for name, _ in fired}) > 1  # they really shared the work
+    assert await workers[1].timers() == {}
+
+
+async def test_one_table_is_decided_by_one_worker_at_a_time(workers):
+    holders: list[str] = []
+    overlaps = 0
+
+    async def decide(name: str, store, table_id: int) -> None:
+        nonlocal overlaps
+        for _ in range(15):
+            async with store.table_lock(table_id):
+                holders.append(name)
+                overlaps += len(holders) > 1
+                await asyncio.sleep(0.002)
+                holders.remove(name)
+
+    await asyncio.gather(*(decide(f"w{i}", store, 42) for i, store in enumerate(workers)))
+    assert overlaps == 0
+    # Other tables are not held up by a held one.
+    async with workers[0].table_lock(42):
+        started = time.monotonic()
+        async with workers[1].table_lock(43):
+            pass
+        assert time.monotonic() - started < 1
+
+
+async def test_a_dead_workers_table_lock_is_released_with_its_connection(workers):
+    dead, alive = workers[0], workers[1]
+    await dead.locks.acquire(5)
+    waiting = asyncio.ensure_future(alive.locks.acquire(5))
+    await asyncio.sleep(0.2)
+    assert not waiting.done()
+    dead.locks._conn.terminate()  # what kill -9 does to its connection
+    await asyncio.wait_for(waiting, 5)
+    await alive.locks.release(5)
