@@ -235,7 +235,13 @@ def freeze_batch_norm(model: torch.nn.Module) -> None:
 
 
 def train_detector(
-    train: list[Photo], holdout: list[Photo], checks: list[Photo], epochs: int, seed: int, init: Path | None
+    train: list[Photo],
+    holdout: list[Photo],
+    checks: list[Photo],
+    epochs: int,
+    seed: int,
+    init: Path | None,
+    lr: float | None = None,
 ) -> torch.nn.Module:
     """Train on photos and scenes; print precision/recall on held-out photos and check scenes.
 
@@ -244,7 +250,7 @@ def train_detector(
     rng = random.Random(seed)
     torch.manual_seed(seed)
     model = load_onnx_detector(init) if init is not None else TileDetector()
-    lr = 2e-3 if init is None else 1e-3
+    lr = lr if lr is not None else (2e-3 if init is None else 1e-3)
     optimiser = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
     batch_size = 16
     steps = epochs * math.ceil(len(train) / batch_size)
@@ -412,11 +418,14 @@ def train_classifier(
     seed: int,
     copies: int,
     init: Path | None,
+    lr: float | None = None,
+    real_share: float | None = None,
 ) -> tuple[torch.nn.Module, float]:
     """Train on real photos and rendered scenes; return the model and its fitted temperature.
 
     ``checks`` are scenes of the training designs rendered with another seed: printed each epoch
-    and, with the real hold-out (if any), used to fit the temperature.
+    and, with the real hold-out (if any), used to fit the temperature. ``real_share`` is the share
+    of the real photos shown each epoch (default: all from scratch, half when fine-tuning).
     """
     rng = random.Random(seed)
     np_rng = np.random.default_rng(seed)
@@ -424,13 +433,14 @@ def train_classifier(
     model = TileClassifier()
     if init is not None:
         load_onnx_weights(model, init)
-    lr = 3e-3 if init is None else 1e-3
+    lr = lr if lr is not None else (3e-3 if init is None else 1e-3)
+    real_share = real_share if real_share is not None else (1.0 if init is None else 0.5)
     scene_crops, scene_labels, scene_up = crops_of(scenes, rng, 0.06, copies, colour=False)
     print(f"{len(scene_crops)} scene crops", flush=True)
     check_crops, check_labels, _ = crops_of(checks, random.Random(0), 0.0, 1, colour=False)
     real_checks = crops_of(holdout, random.Random(0), 0.0, 1, colour=False) if holdout else None
     batch_size = 64
-    shown_real = len(real) if init is None else len(real) // 2
+    shown_real = round(len(real) * real_share)
     per_epoch = len(scene_crops) + len(crops_of(real[:20], random.Random(0), 0.0, 1, False)[0]) * shown_real // 20
     steps = epochs * math.ceil(per_epoch * 1.1 / batch_size)
     optimiser = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=5e-4)
@@ -440,7 +450,7 @@ def train_classifier(
         model.train()
         if init is not None:
             freeze_batch_norm(model)
-        shown = real if init is None else rng.sample(real, len(real) // 2)  # fine-tuning: half a pass
+        shown = real if shown_real >= len(real) else rng.sample(real, shown_real)
         real_crops, real_labels, real_up = crops_of(shown, rng, 0.07, 1, colour=True)
         crops = np.concatenate([real_crops, light(scene_crops, np_rng)])
         labels = np.concatenate([real_labels, scene_labels])
@@ -507,6 +517,8 @@ def main() -> int:
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--copies", type=int, default=1, help="classifier: crops of each rendered tile")
     parser.add_argument("--init", type=Path, default=None, help="start from this exported model (fine-tune)")
+    parser.add_argument("--lr", type=float, default=None, help="peak learning rate (default 1e-3 fine-tuning)")
+    parser.add_argument("--real-share", type=float, default=None, help="classifier: share of real photos per epoch")
     args = parser.parse_args()
     if args.data.resolve().name == "test" or "test" in args.data.resolve().parts[-2:]:
         parser.error("the test photos are for evaluation only")
@@ -527,7 +539,7 @@ def main() -> int:
             with torch.no_grad():
                 print(f"loaded {args.init}: largest difference {np.abs(model(pixels).numpy() - reference).max():.2e}")
         print(f"{len(real)} photos and {len(scenes)} scenes, {len(holdout)} photos held out", flush=True)
-        model = train_detector(real + scenes, holdout, checks, args.epochs or 5, args.seed, args.init)
+        model = train_detector(real + scenes, holdout, checks, args.epochs or 5, args.seed, args.init, args.lr)
         dynamic = {"image": {2: "height", 3: "width"}, "output": {2: "rows", 3: "columns"}}
         export(model, torch.zeros(1, 3, INPUT_SIZE, INPUT_SIZE), args.out / "detector.onnx", dynamic)
     else:
@@ -535,7 +547,7 @@ def main() -> int:
         checks = render_scenes(30, args.seed * 1000 + 4, 720)
         print(f"{len(real)} photos and {len(scenes)} scenes, {len(holdout)} photos held out", flush=True)
         model, temperature = train_classifier(
-            real, holdout, scenes, checks, args.epochs or 2, args.seed, args.copies, args.init
+            real, holdout, scenes, checks, args.epochs or 2, args.seed, args.copies, args.init, args.lr, args.real_share
         )
         export(
             Calibrated(model, temperature),

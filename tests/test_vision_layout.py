@@ -75,3 +75,27 @@ def test_a_row_upside_down_is_turned_to_read_as_its_player_sees_it() -> None:
 def test_unsure_tiles_do_not_turn_the_picture() -> None:
     assert upright_turns(np.tile([0.0, 0.04], (14, 1))) == 0
     assert upright_turns(np.array([[0.0, 1.0], [0.0, -1.0], [1.0, 0.0]])) == 0
+
+
+def heap_of_discards(origin: tuple[float, float]) -> np.ndarray:
+    """Five tiles lying about, touching one another, at odd places (not a straight row)."""
+    x, y = origin
+    offsets = [(0.0, 0.0), (28.0, 12.0), (55.0, -8.0), (80.0, 15.0), (108.0, 2.0)]
+    return np.array([[x + dx, y + dy, x + dx + 30.0, y + dy + 42.0] for dx, dy in offsets])
+
+
+def test_a_heap_of_touching_discards_beside_a_hand_row_is_left_out() -> None:
+    hand = row_of_boxes(14, 3.0, origin=(60.0, 400.0))
+    heap = heap_of_discards((150.0, 220.0))
+    members = hand_members(np.vstack([hand, heap]))
+    assert members.tolist() == [True] * 14 + [False] * 5
+
+
+def test_the_heap_stays_when_there_is_no_clear_hand_row() -> None:
+    short_row = row_of_boxes(8, 0.0, origin=(60.0, 400.0))
+    assert hand_members(np.vstack([short_row, heap_of_discards((150.0, 220.0))])).all()
+
+
+def test_a_grid_of_rows_is_all_kept() -> None:
+    rows = [row_of_boxes(count, 0.0, origin=(60.0, 100.0 + 60.0 * r)) for r, count in enumerate((12, 12, 4))]
+    assert hand_members(np.vstack(rows)).all()

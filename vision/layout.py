@@ -14,6 +14,8 @@ photographed from across the table, upside down, then reads as its player sees i
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 ROW_GAP = 0.5  # a new row starts when centres jump by this fraction of a tile's short side
@@ -99,6 +101,12 @@ def hand_members(boxes: np.ndarray, min_group: int = 3) -> np.ndarray:
     tile widths apart, so a winning tile set a little apart still counts) and less than half a
     tile's height apart across it. If no run is long enough, every box is kept.
 
+    Discards often touch each other, so a heap of them near a hand is a run too. When the
+    longest run is plainly a hand row (``HAND_ROW`` or more tiles, straight, touching), runs
+    away from its line (more than ``ROW_BAND`` tile heights) are left out unless the photo is a
+    grid of rows (another straight, touching run of four or more there): a hand photo has one
+    row, or two close together; a heap of discards is not a straight row of touching tiles.
+
     >>> row = np.array([[0, 0, 10, 14], [10, 0, 20, 14], [20, 0, 30, 14], [5, 60, 15, 74]], float)
     >>> hand_members(row).tolist()
     [True, True, True, False]
@@ -106,15 +114,9 @@ def hand_members(boxes: np.ndarray, min_group: int = 3) -> np.ndarray:
     count = len(boxes)
     if count == 0:
         return np.zeros(0, dtype=bool)
-    centres = np.stack([(boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2], axis=1)
-    angle = row_angle(centres)
-    cos, sin = np.cos(-angle), np.sin(-angle)
-    along = centres[:, 0] * cos - centres[:, 1] * sin
-    across = centres[:, 0] * sin + centres[:, 1] * cos
-    sides = np.sort(np.stack([boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]], axis=1), axis=1)
-    short_side, long_side = (max(float(v), 1e-6) for v in np.median(sides, axis=0))
-    near = (np.abs(along[:, None] - along[None, :]) < 2.5 * short_side) & (
-        np.abs(across[:, None] - across[None, :]) < 0.5 * long_side
+    frame = _RowFrame.of(boxes)
+    near = (np.abs(frame.along[:, None] - frame.along[None, :]) < 2.5 * frame.short_side) & (
+        np.abs(frame.across[:, None] - frame.across[None, :]) < 0.5 * frame.long_side
     )
     group = np.arange(count)
     changed = True
@@ -124,4 +126,54 @@ def hand_members(boxes: np.ndarray, min_group: int = 3) -> np.ndarray:
         group = merged
     sizes = np.bincount(group, minlength=count)
     members = sizes[group] >= min_group
-    return members if members.any() else np.ones(count, dtype=bool)
+    if not members.any():
+        return np.ones(count, dtype=bool)
+    hand_run = int(np.argmax(sizes))
+    longest = np.nonzero(group == hand_run)[0]
+    if len(longest) < HAND_ROW or not frame.is_row(longest):
+        return members
+    slope, offset = frame.line(longest)
+    off_line = np.abs(frame.across - (slope * frame.along + offset)) >= ROW_BAND * frame.long_side
+    away = np.unique(group[members & off_line & (group != hand_run)])
+    if any(frame.is_row(np.nonzero(group == run)[0]) for run in away if sizes[run] >= 4):
+        return members  # a grid of rows, not a hand and its discards
+    return members & ~np.isin(group, away)
+
+
+HAND_ROW = 10  # tiles in a run that make it plainly a hand row
+ROW_BAND = 1.6  # tile heights from the hand row's line within which runs stay (a second row, melds)
+
+
+@dataclass(frozen=True)
+class _RowFrame:
+    """Box centres turned so that rows run along the x axis, and the typical tile sides."""
+
+    along: np.ndarray
+    across: np.ndarray
+    short_side: float
+    long_side: float
+
+    @classmethod
+    def of(cls, boxes: np.ndarray) -> _RowFrame:
+        centres = np.stack([(boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2], axis=1)
+        angle = row_angle(centres)
+        cos, sin = np.cos(-angle), np.sin(-angle)
+        sides = np.sort(np.stack([boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]], axis=1), axis=1)
+        short_side, long_side = (max(float(v), 1e-6) for v in np.median(sides, axis=0))
+        along = centres[:, 0] * cos - centres[:, 1] * sin
+        across = centres[:, 0] * sin + centres[:, 1] * cos
+        return cls(along, across, short_side, long_side)
+
+    def line(self, indices: np.ndarray) -> tuple[float, float]:
+        """Slope and offset of the straight line (across = slope * along + offset) through these centres."""
+        design = np.stack([self.along[indices], np.ones(len(indices))], axis=1)
+        (slope, offset), *_ = np.linalg.lstsq(design, self.across[indices], rcond=None)
+        return float(slope), float(offset)
+
+    def is_row(self, indices: np.ndarray) -> bool:
+        """Whether these tiles stand in a straight row, most of them touching their neighbours."""
+        slope, offset = self.line(indices)
+        off = np.abs(self.across[indices] - (slope * self.along[indices] + offset))
+        gaps = np.diff(np.sort(self.along[indices])) / self.short_side
+        touching = float(((gaps > 0.7) & (gaps < 1.4)).mean())
+        return float(np.median(off)) < 0.2 * self.long_side and touching >= 0.7
