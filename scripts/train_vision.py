@@ -37,7 +37,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 from vision_data import Photo, is_holdout, jitter_colour, load_split, rotate_quarter, shift_hue  # noqa: E402
 from vision_designs import training_designs  # noqa: E402
 from vision_nets import Calibrated, TileClassifier, TileDetector  # noqa: E402
-from vision_scenes import scene_photo  # noqa: E402
+from vision_scenes import distractor_photo, scene_photo  # noqa: E402
 
 from vision.classes import NOT_SUITED, NUM_CLASSES  # noqa: E402
 from vision.classifier import CROP_HEIGHT, CROP_WIDTH, is_sideways  # noqa: E402
@@ -51,14 +51,21 @@ GRID = INPUT_SIZE // STRIDE
 # ---------------------------------------------------------------- scenes
 
 
-def render_scenes(count: int, seed: int, max_side: int | None = None) -> list[Photo]:
-    """``count`` scenes of the training designs, the same for the same seed (at most ``max_side`` px)."""
+def render_scenes(count: int, seed: int, max_side: int | None = None, distractors: int = 0) -> list[Photo]:
+    """``count`` scenes of the training designs, the same for the same seed (at most ``max_side`` px).
+
+    With ``distractors`` = n, every n-th scene is a photo of something else (text, objects; no tiles).
+    """
     designs = training_designs()
     rng = random.Random(seed)
     photos = []
     start = time.time()
     for index in range(count):
-        photos.append(scene_photo(rng, designs[index % len(designs)], f"scene_{seed}_{index}", max_side=max_side))
+        name = f"scene_{seed}_{index}"
+        if distractors and index % distractors == distractors - 1:
+            photos.append(distractor_photo(rng, name, max_side))
+        else:
+            photos.append(scene_photo(rng, designs[index % len(designs)], name, max_side=max_side))
     print(f"rendered {count} scenes in {time.time() - start:.0f}s", flush=True)
     return photos
 
@@ -319,9 +326,15 @@ def tile_crop(
 
 
 def background_boxes(photo: Photo, rng: random.Random, count: int) -> list[np.ndarray]:
-    """Boxes of tile size that overlap no labelled tile much: what a detector's false alarm looks like."""
+    """Boxes of tile size that overlap no labelled tile much: what a detector's false alarm looks like.
+
+    A photo without tiles (a distractor) gets boxes of the sizes tiles have in scenes.
+    """
     height, width = photo.image.shape[:2]
     sizes = photo.boxes[:, 2:] - photo.boxes[:, :2]
+    if len(sizes) == 0:
+        tall = np.asarray([rng.uniform(0.05, 0.35) * min(height, width) for _ in range(count)], dtype=np.float32)
+        sizes = np.stack([tall * np.asarray([rng.uniform(0.6, 0.85) for _ in range(count)]), tall], axis=1)
     found: list[np.ndarray] = []
     for _ in range(count * 10):
         if len(found) >= count or len(sizes) == 0:
@@ -329,7 +342,7 @@ def background_boxes(photo: Photo, rng: random.Random, count: int) -> list[np.nd
         w, h = sizes[rng.randrange(len(sizes))] * rng.uniform(0.7, 1.4)
         x0, y0 = rng.uniform(0, max(1.0, width - w)), rng.uniform(0, max(1.0, height - h))
         box = np.asarray([[x0, y0, x0 + w, y0 + h]], dtype=np.float32)
-        if iou_matrix(box, photo.boxes).max() < 0.25:
+        if len(photo.boxes) == 0 or iou_matrix(box, photo.boxes).max() < 0.25:
             found.append(box[0])
     return found
 
@@ -357,7 +370,7 @@ def crops_of(
                 crops.append(crop)
                 labels.append(int(label))
                 upright.append(orientation if label != NOT_SUITED else UNKNOWN)
-        for box in background_boxes(photo, rng, 3):
+        for box in background_boxes(photo, rng, 3 if len(photo.boxes) else 12):
             crops.append(tile_crop(image, box, rng, 0.0, None)[0])
             labels.append(NOT_SUITED)
             upright.append(UNKNOWN)
@@ -518,6 +531,7 @@ def main() -> int:
     parser.add_argument("--copies", type=int, default=1, help="classifier: crops of each rendered tile")
     parser.add_argument("--init", type=Path, default=None, help="start from this exported model (fine-tune)")
     parser.add_argument("--lr", type=float, default=None, help="peak learning rate (default 1e-3 fine-tuning)")
+    parser.add_argument("--distractors", type=int, default=0, help="every n-th scene shows no tiles (0: none)")
     parser.add_argument("--real-share", type=float, default=None, help="classifier: share of real photos per epoch")
     args = parser.parse_args()
     if args.data.resolve().name == "test" or "test" in args.data.resolve().parts[-2:]:
@@ -528,7 +542,9 @@ def main() -> int:
     real = photos if args.all else [p for p in photos if not is_holdout(p.name)]
     start = time.time()
     if args.stage == "detector":
-        scenes = render_scenes(args.scenes if args.scenes is not None else 300, args.seed * 1000 + 1, 480)
+        scenes = render_scenes(
+            args.scenes if args.scenes is not None else 300, args.seed * 1000 + 1, 480, args.distractors
+        )
         checks = render_scenes(40, args.seed * 1000 + 2, 480)
         if args.init is not None:
             model = load_onnx_detector(args.init).eval()
@@ -543,7 +559,9 @@ def main() -> int:
         dynamic = {"image": {2: "height", 3: "width"}, "output": {2: "rows", 3: "columns"}}
         export(model, torch.zeros(1, 3, INPUT_SIZE, INPUT_SIZE), args.out / "detector.onnx", dynamic)
     else:
-        scenes = render_scenes(args.scenes if args.scenes is not None else 200, args.seed * 1000 + 3, 720)
+        scenes = render_scenes(
+            args.scenes if args.scenes is not None else 200, args.seed * 1000 + 3, 720, args.distractors
+        )
         checks = render_scenes(30, args.seed * 1000 + 4, 720)
         print(f"{len(real)} photos and {len(scenes)} scenes, {len(holdout)} photos held out", flush=True)
         model, temperature = train_classifier(

@@ -24,9 +24,9 @@ import math
 import random
 
 import numpy as np
-from PIL import Image, ImageDraw, ImageFilter
+from PIL import Image, ImageDraw, ImageFilter, ImageFont
 from vision_data import Photo
-from vision_designs import Design, random_face, sprite
+from vision_designs import CJK_FONTS, ROOT, Design, random_face, sprite
 
 from vision.classes import NOT_SUITED
 
@@ -289,6 +289,59 @@ def scene_photo(
         np.asarray(ups, np.float32)[keep],
         hand[keep],
     )
+
+
+TEXT_FONTS = [ROOT / "rendering" / "fonts" / name for name in ("XuezhanSans-Regular.ttf", "XuezhanSans-Bold.ttf")]
+LATIN = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789.,:-/%$ "
+CJK = "一二三四五六七八九十万萬条筒东南西北中发白元价合计总数量号日月年店"
+
+
+def distractor_photo(rng: random.Random, name: str, max_side: int | None = None) -> Photo:
+    """A photo of something that is not tiles (no boxes): a page of text, a receipt, or objects.
+
+    Printed text (Latin, digits, and the Chinese numerals and 万 that tiles carry) and blobs of
+    colour teach both networks that such things are not tiles, so that a photo of something
+    else gets ``no_tiles``.
+    """
+    world = table_texture(rng, 1800, 1400)
+    draw = ImageDraw.Draw(world)
+    if rng.random() < 0.7:  # a sheet of paper with lines of text
+        width, height = rng.uniform(400, 900), rng.uniform(500, 1200)
+        x0, y0 = rng.uniform(100, 1700 - width), rng.uniform(50, 1350 - height)
+        paper = tuple(int(v) for v in np.asarray([rng.uniform(215, 255)] * 3) * [1, 1, rng.uniform(0.88, 1)])
+        draw.rectangle((x0, y0, x0 + width, y0 + height), fill=paper)
+        size = rng.randrange(14, 60)
+        cjk = rng.random() < 0.4
+        font = ImageFont.truetype(str(CJK_FONTS[rng.randrange(2)] if cjk else rng.choice(TEXT_FONTS)), size)
+        ink = tuple(rng.randrange(0, 90) for _ in range(3)) if rng.random() < 0.8 else (180, 30, 30)
+        y = y0 + size
+        while y < y0 + height - 2 * size:
+            letters = CJK if cjk else LATIN
+            count = int(rng.uniform(0.3, 1.0) * (width - 2 * size) / (size * (1.0 if cjk else 0.6)))
+            line = "".join(rng.choice(letters) for _ in range(max(1, count)))
+            draw.text((x0 + size * rng.uniform(0.5, 1.5), y), line, fill=ink, font=font)
+            y += size * rng.uniform(1.2, 2.2)
+        frame = np.asarray([[[x0, y0], [x0 + width, y0], [x0 + width, y0 + height], [x0, y0 + height]]])
+    else:  # objects: blobs, stripes and discs of colour (a pet, a cup, a toy)
+        for _ in range(rng.randrange(2, 9)):
+            cx, cy, r = rng.uniform(300, 1500), rng.uniform(250, 1150), rng.uniform(40, 350)
+            colour = tuple(rng.randrange(256) for _ in range(3))
+            draw.ellipse((cx - r, cy - r * rng.uniform(0.4, 1.0), cx + r, cy + r * rng.uniform(0.4, 1.0)), fill=colour)
+            for _ in range(rng.randrange(0, 6)):
+                sx = cx + rng.uniform(-r, r)
+                draw.line(
+                    (sx, cy - r / 2, sx + rng.uniform(-30, 30), cy + r / 2),
+                    fill=(40, 30, 20),
+                    width=rng.randrange(4, 20),
+                )
+        frame = np.asarray([[[300.0, 250.0], [1500.0, 250.0], [1500.0, 1150.0], [300.0, 1150.0]]])
+    turn = rng.uniform(-math.pi, math.pi) if rng.random() < 0.3 else rng.uniform(-0.3, 0.3)
+    forward, size = camera(rng, frame, True, turn, max_side)
+    backward = np.linalg.inv(forward)
+    coefficients = tuple((backward / backward[2, 2]).reshape(-1)[:8])
+    fill = tuple(int(v) for v in np.asarray(world.resize((16, 16))).reshape(-1, 3).mean(axis=0))
+    image = photograph(rng, world.transform(size, Image.PERSPECTIVE, coefficients, Image.BILINEAR, fillcolor=fill))
+    return Photo(name, np.asarray(image), np.zeros((0, 4), np.float32), np.zeros(0, np.int64), np.zeros(0, np.float32))
 
 
 def unseen_photos(count: int = UNSEEN_COUNT) -> list[Photo]:
