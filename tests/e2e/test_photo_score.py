@@ -101,6 +101,10 @@ async def test_a_photo_is_read_corrected_with_taps_and_scored(
     assert sorted(tile for _, tile in shown) == sorted(expected.tile_list)
     assert sum(text.endswith("?") for text, _ in shown) == sum(t.low_confidence for t in expected.tiles)
     assert fix.caption.startswith("The hand: ") and f"(tiles: {len(expected.tiles)})" in fix.caption
+    # The caption asks about the unsure tiles least confident first (the recogniser's confidence reaches it).
+    unsure = sorted((t for t in expected.tiles if t.low_confidence), key=lambda t: t.confidence)
+    asked = [line for line in fix.caption.split("\n") if line.startswith("Not sure about")]
+    assert asked == ([f"Not sure about (marked ?): {' '.join(t.name for t in unsure)}"] if unsure else [])
 
     # Only the sender corrects; an old keyboard is refused.
     first = shown[0][0]
