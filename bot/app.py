@@ -27,9 +27,9 @@ from telegram.ext import Application, ApplicationBuilder, BaseRateLimiter, Callb
 
 from bot.feature import AnyApplication, Context, Feature
 from bot.i18n import DEFAULT_LANGUAGE, LANGUAGES, N_, translator
-from bot.ratelimit import TelegramRateLimiter
 from bot.services import HTTP_POOL_SIZE, HTTP_POOL_TIMEOUT, SERVICES_KEY, Services, services, texts_for
 from bot.settings import Settings
+from bot.shared_limits import rate_limiter_for
 from storage import open_storage
 
 log = logging.getLogger(__name__)
@@ -62,7 +62,7 @@ def build_application(
     """A ready-to-run Application: handlers registered, hooks set, nothing opened yet.
 
     ``features`` defaults to ``load_features()``; ``rate_limiter`` to Telegram's limits with
-    retries (``TelegramRateLimiter``).
+    retries (``TelegramRateLimiter``), shared in the database by several workers (``bot.shared_limits``).
     """
     chosen = tuple(features) if features is not None else load_features()
     app = (
@@ -72,7 +72,7 @@ def build_application(
         .base_url(settings.api_url)
         .base_file_url(settings.file_url)
         .defaults(Defaults(tzinfo=ZoneInfo(settings.tz)))
-        .rate_limiter(rate_limiter if rate_limiter is not None else TelegramRateLimiter())
+        .rate_limiter(rate_limiter if rate_limiter is not None else rate_limiter_for(settings))
         .connection_pool_size(HTTP_POOL_SIZE)
         .pool_timeout(HTTP_POOL_TIMEOUT)
         .post_init(_post_init)

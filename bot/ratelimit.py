@@ -22,7 +22,7 @@ import warnings
 from collections.abc import AsyncIterator, Callable, Coroutine
 from contextvars import ContextVar
 from datetime import timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aiolimiter import AsyncLimiter
 from telegram.constants import FloodLimit
@@ -32,6 +32,9 @@ from telegram.warnings import PTBDeprecationWarning
 
 from bot.duplicates import SENDS, KnownIds, already_done, delete_copies
 from bot.messaging import fit_request
+
+if TYPE_CHECKING:
+    from bot.shared_limits import SharedTurns
 
 log = logging.getLogger(__name__)
 
@@ -56,7 +59,11 @@ class TelegramRateLimiter(BaseRateLimiter[int]):
 
     def __init__(self, *, overall_max_rate: float = FloodLimit.MESSAGES_PER_SECOND, overall_time_period: float = 1,
                  group_max_rate: float = FloodLimit.MESSAGES_PER_MINUTE_PER_GROUP, group_time_period: float = 60,
-                 retries: int = 3, server_error_retries: int = 3, backoff: float = 0.5) -> None:
+                 retries: int = 3, server_error_retries: int = 3, backoff: float = 0.5,
+                 shared: SharedTurns | None = None) -> None:
+        # ``shared``: turns kept in the database for several workers (``bot.shared_limits``); the
+        # buckets below are then this worker's share, used while the database cannot answer.
+        self._shared = shared
         self._overall = AsyncLimiter(overall_max_rate, overall_time_period) \
             if overall_max_rate and overall_time_period else None
         self._group_rate = (group_max_rate, group_time_period) if group_max_rate and group_time_period else None
@@ -69,10 +76,12 @@ class TelegramRateLimiter(BaseRateLimiter[int]):
         self._known = KnownIds()  # message ids Telegram returned: bounds the search for a retry's copy
 
     async def initialize(self) -> None:
-        """Nothing to open."""
+        if self._shared is not None:
+            await self._shared.open()
 
     async def shutdown(self) -> None:
-        """Nothing to close."""
+        if self._shared is not None:
+            await self._shared.close()
 
     def _group(self, key: ChatKey) -> AsyncLimiter | None:
         if self._group_rate is None or (isinstance(key, int) and key > 0):
@@ -89,6 +98,9 @@ class TelegramRateLimiter(BaseRateLimiter[int]):
     async def _take_turn(self, key: ChatKey | None) -> None:
         if key is None:
             return  # callback answers, getUpdates, getMe: no chat, no bucket
+        in_group = self._group_rate is not None and not (isinstance(key, int) and key > 0)
+        if self._shared is not None and await self._shared.take(key, group=in_group):
+            return
         group = self._group(key)
         if group is not None:
             await group.acquire()

@@ -224,4 +224,15 @@ _V5: Migration = (
     """,
 )
 
-MIGRATIONS: tuple[Migration, ...] = (_V1, _V2, _V3, _V4, _V5)
+# Telegram's rate limits shared by every bot process on the database (storage/rate_slots.py):
+# one row per bucket ('bot', 'chat:<id>') holding its theoretical arrival time, in microseconds.
+_V6: Migration = (
+    """
+    CREATE TABLE rate_slots (
+        key TEXT    PRIMARY KEY,
+        tat INTEGER NOT NULL
+    )
+    """,
+)
+
+MIGRATIONS: tuple[Migration, ...] = (_V1, _V2, _V3, _V4, _V5, _V6)

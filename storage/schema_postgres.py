@@ -219,4 +219,14 @@ _V5: Migration = (
     """,
 )
 
-MIGRATIONS: tuple[Migration, ...] = (_V1, _V2, _V3, _V4, _V5)
+# storage/schema.py's _V6: the shared send turns of storage/rate_slots.py.
+_V6: Migration = (
+    """
+    CREATE TABLE rate_slots (
+        key TEXT   PRIMARY KEY,
+        tat BIGINT NOT NULL
+    )
+    """,
+)
+
+MIGRATIONS: tuple[Migration, ...] = (_V1, _V2, _V3, _V4, _V5, _V6)

@@ -1,0 +1,98 @@
+"""Telegram's limits kept across processes: turns reserved in the database (``storage.rate_slots``,
+``bot.shared_limits``), on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import rate_limit_worker
+
+from bot.ratelimit import TelegramRateLimiter
+from bot.shared_limits import SharedTurns
+from storage import open_storage
+from storage.rate_slots import open_rate_slots
+
+pytestmark = pytest.mark.both_backends
+
+WORKER = Path(__file__).with_name("rate_limit_worker.py")
+
+
+def within(times: list[float], turns: float, period: float) -> bool:
+    """Whether ``times`` pass a leaky bucket of ``turns`` draining ``turns`` per ``period`` (what one
+    ``aiolimiter.AsyncLimiter(turns, period)`` admits).
+
+    A send goes out a few milliseconds after its turn (the statement's own time), so two sends
+    can be that much closer than their turns: half a turn over is allowed. Two processes keeping
+    the limits each alone would be up to ``turns`` over.
+    """
+    rate, level, last = turns / period, 0.0, None
+    for at in sorted(times):
+        level = level if last is None else max(0.0, level - (at - last) * rate)
+        level, last = level + 1, at
+        if level > turns + 0.5:
+            return False
+    return True
+
+
+async def migrated(db_url: str) -> None:
+    store = await open_storage(db_url)
+    await store.close()
+
+
+async def test_turns_come_in_a_burst_then_one_per_interval(db_url: str) -> None:
+    await migrated(db_url)
+    slots = await open_rate_slots(db_url)
+    try:
+        waits = [await slots.reserve("chat:-1", 0.5, 3) for _ in range(6)]
+        other = await slots.reserve("chat:-2", 0.5, 3)
+    finally:
+        await slots.close()
+    assert waits[:3] == [0, 0, 0] and other == 0  # the burst, and another bucket untouched
+    # Then one every 0.5 s (less the few milliseconds the statements took).
+    for n, wait in enumerate(waits[3:], start=1):
+        assert 0.5 * n - 0.2 < wait <= 0.5 * n
+
+
+async def test_two_processes_sharing_the_turns_stay_within_the_limits_together(db_url: str) -> None:
+    await migrated(db_url)
+    start = time.time() + 3.0  # both are running by then (an interpreter start each)
+    runs = [await asyncio.create_subprocess_exec(
+        sys.executable, str(WORKER), db_url, str(start), "10", "15",
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE) for _ in range(2)]
+    outputs = [await asyncio.wait_for(run.communicate(), 60) for run in runs]
+    for run, (_, stderr) in zip(runs, outputs, strict=True):
+        assert run.returncode == 0, stderr.decode()[-2000:]
+    sent = [tuple(row) for out, _ in outputs for row in json.loads(out)]
+    assert len(sent) == 50
+    overall, group = rate_limit_worker.RATES["overall"], rate_limit_worker.RATES["group"]
+    in_group = [at for at, chat in sent if chat == rate_limit_worker.GROUP]
+    assert within([at for at, _ in sent], *overall)
+    assert within(in_group, *group)
+    # Each process alone would have let its 10 group sends through in 1 s; together they waited
+    # for one bucket: 5 at once, then 5 a second.
+    assert max(in_group) - min(in_group) >= (20 - 5) / 5 - 0.1
+
+
+async def test_without_the_database_a_worker_keeps_its_share_in_memory(tmp_path: Path) -> None:
+    away = f"postgresql://nobody@/nothing?host={tmp_path}"  # no server listens there
+    limiter = TelegramRateLimiter(overall_max_rate=10, group_max_rate=2, group_time_period=1,
+                                  shared=SharedTurns(away, overall=(10, 1), group=(2, 1)))
+    await limiter.initialize()
+    sent: list[float] = []
+
+    async def call() -> bool:
+        sent.append(time.monotonic())
+        return True
+
+    try:
+        await asyncio.gather(*(limiter.process_request(call, (), {}, "sendMessage", {"chat_id": -5, "text": "x"},
+                                                       None) for _ in range(4)))
+    finally:
+        await limiter.shutdown()
+    assert len(sent) == 4 and within(sent, 2, 1)  # the in-memory group bucket still held them back
+    assert max(sent) - min(sent) >= 0.9
