@@ -10,12 +10,14 @@ and not a connection pool: see docs/storage.md.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from pathlib import Path
 
 import aiosqlite
 
 from storage import days
+from storage.checkpoint import BACKSTOP_PAGES, BackgroundCheckpointer
 from storage.interface import StorageError
 from storage.schema import MIGRATIONS, Migration
 from storage.sqlite_base import Clock, now_utc
@@ -59,10 +61,17 @@ async def open_storage(
         await db.execute(f"PRAGMA synchronous = {synchronous.upper()}")
         await db.execute("PRAGMA foreign_keys = ON")
         await _migrate(db, migrations)
+        checkpoints = None
+        if str(path) != ":memory:":  # checkpoints off the commit path (storage/checkpoint.py)
+            await db.execute(f"PRAGMA wal_autocheckpoint = {BACKSTOP_PAGES}")
+            checkpoints = BackgroundCheckpointer(path, synchronous.upper())
+            checkpoints.start()
     except BaseException:
         await db.close()
         raise
-    return SqliteStorage(db, clock, max_batch, (default_language, days.zone(default_timezone).key))
+    storage = SqliteStorage(db, clock, max_batch, (default_language, days.zone(default_timezone).key))
+    storage._checkpoints = checkpoints
+    return storage
 
 
 async def _migrate(db: aiosqlite.Connection, migrations: Sequence[Migration]) -> None:
@@ -87,3 +96,10 @@ async def _migrate(db: aiosqlite.Connection, migrations: Sequence[Migration]) ->
 class SqliteStorage(ChatsAndPlayers, TablesAndHands, Scorekeeping, LedgerQueries, OutboxAndMigration,
                     WorkersCoordination):
     """Chats, players, tables, hands, the action log and the ledger in one SQLite file."""
+
+    _checkpoints: BackgroundCheckpointer | None = None
+
+    async def close(self) -> None:
+        if self._checkpoints is not None:
+            await asyncio.to_thread(self._checkpoints.stop)
+        await super().close()
