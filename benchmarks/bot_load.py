@@ -1,7 +1,7 @@
 """Bot load benchmark: many hosted tables at once, the real bot against the fake Telegram.
 
     python benchmarks/bot_load.py [--tables 4 50] [--seconds 30] [--people 1] [--think 1]
-                                  [--computer-delay 0.5] [--no-peer]
+                                  [--computer-delay 0.5] [--no-peer] [--workers 1 2 4]
 
 The fake Bot API server (``tests/e2e/fake_telegram.py``, on 127.0.0.1) and the simulated people
 run in this process; the bot runs in its own process, started as an operator starts it
@@ -25,6 +25,14 @@ server: a minimal python-telegram-bot application that answers each press with o
 answer and one message edit, pressed by as many people as the Xuezhan run has, with the same
 think time. The ratios printed are Xuezhan's CPU per logged action / the peer's CPU per update,
 and Xuezhan's start-up / the peer's.
+
+``--workers 1 2 4``: several workers instead of the peer. For each table count, the bot first runs
+as ``xuezhan run --workers 1`` on SQLite, then as ``xuezhan run --workers N`` for each N on one
+PostgreSQL server (``tests/pg_server.py``, started for the run with fsync on, a new database per
+run), all in webhook mode behind the front; the fake posts up to 40 updates at once, as Telegram
+does. Each run reports its throughput (actions logged per second), its press latencies, its API
+calls a second against the bot's ~30 a second, and the CPU of the bot (front and workers) and of
+the PostgreSQL server, which together say where the ceiling is.
 """
 
 from __future__ import annotations
@@ -35,6 +43,7 @@ import contextlib
 import os
 import re
 import signal
+import socket
 import sys
 import tempfile
 import time
@@ -44,7 +53,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
-sys.path[:0] = [str(ROOT.parent), str(ROOT.parent / "tests" / "e2e"), str(ROOT)]
+sys.path[:0] = [str(ROOT.parent), str(ROOT.parent / "tests" / "e2e"), str(ROOT.parent / "tests"), str(ROOT)]
 
 from bot_load_support import (  # noqa: E402
     SHOWING_METHODS,
@@ -61,6 +70,7 @@ from bot_load_support import (  # noqa: E402
 )
 from fake_telegram import SEND_METHODS, FakeUser  # noqa: E402
 from harness import clean_environment  # noqa: E402
+from pg_server import PgServer, find_binaries  # noqa: E402
 
 from storage import Storage, open_storage  # noqa: E402
 
@@ -76,6 +86,21 @@ class Options:
     think: float
     computer_delay: float
     profile: Path | None = None  # py-spy's samples of the bot in each measured window go here
+
+
+@dataclass(frozen=True)
+class Deployment:
+    """How the bot under load runs: one process polling (``workers`` None), or ``xuezhan run
+    --workers N`` in webhook mode on ``backend``."""
+
+    backend: str = "sqlite"
+    workers: int | None = None
+
+    @property
+    def label(self) -> str:
+        if self.workers is None:
+            return ""
+        return f"{self.backend}, {self.workers} worker{'s' if self.workers > 1 else ''}"
 
 
 @dataclass
@@ -103,10 +128,16 @@ class Phase:
     by_method: Counter[str] = field(default_factory=Counter)
     load: tuple[float, float] = (0.0, 0.0)  # the machine's 1-minute load average, before and after
     window: tuple[datetime, datetime] | None = None  # the measured window, wall clock (as storage stamps)
+    deployment: str = ""  # Deployment.label
+    db_cpu: float = 0.0  # the PostgreSQL server's CPU seconds in the window (all its processes)
 
     @property
     def cpu_per_action_ms(self) -> float:
         return 1000 * self.cpu / self.actions if self.actions else float("nan")
+
+    @property
+    def actions_per_second(self) -> float:
+        return self.actions / self.seconds if self.seconds else float("nan")
 
 
 # --- the bot's process ---------------------------------------------------------------------------
@@ -127,22 +158,55 @@ def process_rss(pid: int) -> int:
     return 0
 
 
+def process_tree(pid: int) -> list[int]:
+    """``pid`` and its live descendants (the front and its workers; the server and its backends)."""
+    parents: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError, IndexError, ValueError):
+                parents[int(entry.name)] = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+    tree, frontier = [pid], [pid]
+    while frontier:
+        frontier = [child for child, parent in parents.items() if parent in frontier]
+        tree += frontier
+    return tree
+
+
+def tree_cpu(pid: int) -> float:
+    """CPU seconds of ``pid`` and its live descendants."""
+    total = 0.0
+    for member in process_tree(pid):
+        with contextlib.suppress(OSError):
+            total += process_cpu(member)
+    return total
+
+
+def tree_rss(pid: int) -> int:
+    total = 0
+    for member in process_tree(pid):
+        with contextlib.suppress(OSError):
+            total += process_rss(member)
+    return total
+
+
 def load_average() -> float:
     return os.getloadavg()[0]
 
 
 class BotProcess:
-    """A bot started the way an operator starts it; ``startup`` is the time to its first getUpdates."""
+    """A bot started the way an operator starts it; ``startup`` is the time to its first getUpdates
+    (with ``webhooks``: until that many workers have registered the webhook)."""
 
-    def __init__(self, command: list[str], env: dict[str, str], cwd: Path) -> None:
+    def __init__(self, command: list[str], env: dict[str, str], cwd: Path, webhooks: int = 0) -> None:
         self.command, self.env, self.cwd = command, env, cwd
+        self.webhooks = webhooks
         self.process: asyncio.subprocess.Process | None = None
         self.startup = 0.0
         self.idle_rss = 0
         self.stderr = b""
 
     async def start(self, tg: LoadTelegram) -> None:
-        first_poll = len(tg.polls)
+        first_poll, first_row = len(tg.polls), len(tg.rows)
         began = time.monotonic()
         self.process = await asyncio.create_subprocess_exec(
             *self.command, cwd=self.cwd, env=self.env,
@@ -150,12 +214,20 @@ class BotProcess:
         )
         assert self.process.stderr is not None
         self._reader = asyncio.create_task(self.process.stderr.read())
-        while len(tg.polls) == first_poll:
-            if self.process.returncode is not None or time.monotonic() - began > 60:
-                raise RuntimeError(f"{self.command} did not start polling: {(await self._reader).decode()[-2000:]}")
+        while not self._ready(tg, first_poll, first_row):
+            if self.process.returncode is not None or time.monotonic() - began > 120:
+                raise RuntimeError(f"{self.command} did not start: {(await self._reader).decode()[-2000:]}")
             await asyncio.sleep(0.005)
-        self.startup = tg.polls[first_poll] - began  # the first getUpdates arrives (it is answered later)
-        self.idle_rss = process_rss(self.process.pid)
+        if self.webhooks:
+            self.startup = [r.at for r in tg.rows[first_row:] if r.method == "setWebhook"][self.webhooks - 1] - began
+        else:
+            self.startup = tg.polls[first_poll] - began  # the first getUpdates arrives (it is answered later)
+        self.idle_rss = tree_rss(self.process.pid)
+
+    def _ready(self, tg: LoadTelegram, first_poll: int, first_row: int) -> bool:
+        if self.webhooks:
+            return sum(r.method == "setWebhook" for r in tg.rows[first_row:]) >= self.webhooks
+        return len(tg.polls) > first_poll
 
     @property
     def pid(self) -> int:
@@ -198,18 +270,26 @@ def bot_environment(tg: LoadTelegram, db: Path, **settings: str) -> dict[str, st
 # --- one Xuezhan run -----------------------------------------------------------------------------
 
 
-async def run_xuezhan(n: int, seconds: float, options: Options) -> Phase:
-    phase = Phase("xuezhan", n, seconds)
+async def run_xuezhan(n: int, seconds: float, options: Options, deployment: Deployment = Deployment(),
+                      pg: PgServer | None = None) -> Phase:
+    phase = Phase("xuezhan", n, seconds, deployment=deployment.label)
     with tempfile.TemporaryDirectory(prefix="xuezhan-load-") as tmp:
-        db = Path(tmp) / "load.db"
+        db: str | Path = Path(tmp) / "load.db"
+        if deployment.backend == "postgresql":
+            assert pg is not None
+            db = await pg.create_database()
         async with LoadTelegram() as tg:
-            env = bot_environment(tg, db, XUEZHAN_LANG="en", XUEZHAN_COMPUTER_DELAY=str(options.computer_delay))
-            bot = BotProcess([sys.executable, "-m", "cli.main", "run"], env, Path(tmp))
+            env = bot_environment(tg, db, XUEZHAN_LANG="en", XUEZHAN_COMPUTER_DELAY=str(options.computer_delay),
+                                  **webhook_settings(deployment))
+            command = [sys.executable, "-m", "cli.main", "run"]
+            if deployment.workers is not None:
+                command += ["--workers", str(deployment.workers)]
+            bot = BotProcess(command, env, Path(tmp), webhooks=deployment.workers or 0)
             await bot.start(tg)
             phase.startup, phase.idle_rss = bot.startup, bot.idle_rss
             storage = await open_storage(db)
             try:
-                tables = await _play(phase, tg, bot, storage, n, seconds, options)
+                tables = await _play(phase, tg, bot, storage, n, seconds, options, server_pid(pg))
             finally:
                 await bot.stop()
             try:
@@ -222,8 +302,24 @@ async def run_xuezhan(n: int, seconds: float, options: Options) -> Phase:
     return phase
 
 
+def webhook_settings(deployment: Deployment) -> dict[str, str]:
+    """The webhook on a free loopback port, for ``xuezhan run --workers N``; none for polling."""
+    if deployment.workers is None:
+        return {}
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    return {"XUEZHAN_WEBHOOK_URL": f"http://127.0.0.1:{port}/hook", "XUEZHAN_WEBHOOK_PORT": str(port),
+            "XUEZHAN_WEBHOOK_LISTEN": "127.0.0.1"}
+
+
+def server_pid(pg: PgServer | None) -> int | None:
+    """The PostgreSQL server's main process (its backends are its children)."""
+    return None if pg is None else int((pg.data / "postmaster.pid").read_text().split()[0])
+
+
 async def _play(phase: Phase, tg: LoadTelegram, bot: BotProcess, storage: Storage, n: int, seconds: float,
-                options: Options) -> list[LoadTable]:
+                options: Options, db_pid: int | None = None) -> list[LoadTable]:
     rec = Recorder()
     people: list[asyncio.Task[None]] = []
     gate = asyncio.Semaphore(SETUP_CONCURRENCY)
@@ -249,14 +345,16 @@ async def _play(phase: Phase, tg: LoadTelegram, bot: BotProcess, storage: Storag
         await asyncio.sleep(WARM_UP)
         first_row = len(tg.rows)
         phase.load = (load_average(), 0.0)
-        cpu_before, start_at, wall_start = process_cpu(bot.pid), time.monotonic(), datetime.now(UTC)
+        cpu_before, start_at, wall_start = tree_cpu(bot.pid), time.monotonic(), datetime.now(UTC)
+        db_before = tree_cpu(db_pid) if db_pid is not None else 0.0
         rec.measuring = True
         spy = await _profile(options, bot.pid, n, seconds)
         await asyncio.sleep(seconds)
         if spy is not None:
             await spy.wait()
         rec.measuring = False
-        end, cpu_after, wall_end = time.monotonic(), process_cpu(bot.pid), datetime.now(UTC)
+        end, cpu_after, wall_end = time.monotonic(), tree_cpu(bot.pid), datetime.now(UTC)
+        db_after = tree_cpu(db_pid) if db_pid is not None else 0.0
         phase.load = (phase.load[0], load_average())
     finally:
         rec.stop.set()
@@ -264,6 +362,7 @@ async def _play(phase: Phase, tg: LoadTelegram, bot: BotProcess, storage: Storag
             task.cancel()
     phase.seconds = end - start_at
     phase.cpu = cpu_after - cpu_before
+    phase.db_cpu = db_after - db_before
     phase.window = (wall_start, wall_end)
     rows = [r for r in tg.rows[first_row:] if r.at < end]
     _count_calls(phase, rows)
@@ -395,7 +494,8 @@ def _ms(values: list[float], q: float) -> str:
 def print_phase(p: Phase) -> None:
     lat = p.lat
     unit = "logged action" if p.name == "xuezhan" else "update"
-    print(f"\n== {p.name}: {p.tables} table(s), {p.seconds:.0f} s measured (set-up {p.setup_seconds:.1f} s), "
+    name = f"{p.name} ({p.deployment})" if p.deployment else p.name
+    print(f"\n== {name}: {p.tables} table(s), {p.seconds:.0f} s measured (set-up {p.setup_seconds:.1f} s), "
           f"load average {p.load[0]:.1f} -> {p.load[1]:.1f}")
     print(f"   start-up to polling {p.startup:.2f} s, idle RSS {p.idle_rss / 2**20:.0f} MiB")
     print(f"   presses {p.presses} (decisions {p.decisions}), {unit}s {p.actions}, "
@@ -409,7 +509,10 @@ def print_phase(p: Phase) -> None:
             print(f"   {label:<20} {_ms(values, 0.5)}  {_ms(values, 0.99)}  {len(values):5d}")
     if lat.no_reaction:
         print(f"   decisions with no visible reaction before the next press: {lat.no_reaction}")
-    print(f"   CPU {p.cpu:.2f} s = {p.cpu_per_action_ms:.2f} ms per {unit} (the bot's process, all threads)")
+    print(f"   CPU {p.cpu:.2f} s = {p.cpu_per_action_ms:.2f} ms per {unit} (the bot's process, all threads"
+          f"{'; the front and every worker' if p.deployment else ''})")
+    if p.db_cpu:
+        print(f"   PostgreSQL server CPU {p.db_cpu:.2f} s = {1000 * p.db_cpu / max(1, p.actions):.2f} ms per {unit}")
     if p.name == "xuezhan":
         window = "a minute" if p.seconds >= 60 else f"the {p.seconds:.0f} s window"
         print(f"   busiest group: {p.group_sends_max} new messages, {p.group_calls_max} sends + edits in {window}")
@@ -436,6 +539,18 @@ def print_ratios(pairs: list[tuple[Phase, Phase | None]]) -> None:
               f"start-up {mine.startup:.2f} s / {peer.startup:.2f} s = {_ratio(mine.startup, peer.startup)}; "
               f"callback answer p99 {_ms(mine.lat.answer, 0.99).strip()} ms / "
               f"{_ms(peer.lat.answer, 0.99).strip()} ms")
+
+
+def print_scaling(phases: list[Phase]) -> None:
+    """One line per deployment at one table count: what scales with workers, and what does not."""
+    print(f"\n== workers at {phases[0].tables} tables ({phases[0].seconds:.0f} s each; Telegram allows ~30 calls/s)")
+    print("   deployment               actions/s  press->answer p99  press->DM p99  calls/s  "
+          "bot CPU/s  db CPU/s  load")
+    for p in phases:
+        calls = p.calls / p.seconds if p.seconds else float("nan")
+        print(f"   {p.deployment:<24} {p.actions_per_second:9.1f}  {_ms(p.lat.answer, 0.99)} ms"
+              f"         {_ms(p.lat.dm, 0.99)} ms  {calls:7.1f}  {p.cpu / p.seconds:9.2f}  "
+              f"{p.db_cpu / p.seconds:8.2f}  {p.load[1]:4.1f}")
 
 
 # --- entry point -------------------------------------------------------------------------------
@@ -466,6 +581,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--computer-delay", type=float, default=0.5,
                         help="XUEZHAN_COMPUTER_DELAY, the pause before a computer player acts (default 0.5)")
     parser.add_argument("--no-peer", action="store_true", help="measure the Xuezhan runs only")
+    parser.add_argument("--workers", type=positive_int, nargs="+", default=None, metavar="N",
+                        help="instead of the peer: SQLite with one worker, then PostgreSQL with N workers "
+                        "for each N (xuezhan run --workers N, webhook mode)")
     parser.add_argument("--profile", type=Path, default=None,
                         help="record the bot with py-spy in each window, to FILE-<tables>.<ext> (collapsed stacks)")
     args = parser.parse_args(argv)
@@ -478,6 +596,8 @@ async def main_async(args: argparse.Namespace) -> int:
     options = Options(args.people, args.think, args.computer_delay, args.profile)
     print(f"bot load: {args.tables} tables x {args.people} person(s) + computers, think {args.think}s, "
           f"computer delay {args.computer_delay}s, on {os.cpu_count()} CPU(s)")
+    if args.workers:
+        return await compare_workers(args, options)
     pairs: list[tuple[Phase, Phase | None]] = []
     for n in args.tables:
         peer = None
@@ -488,6 +608,26 @@ async def main_async(args: argparse.Namespace) -> int:
         print_phase(mine)
         pairs.append((mine, peer))
     print_ratios(pairs)
+    return 0
+
+
+async def compare_workers(args: argparse.Namespace, options: Options) -> int:
+    """SQLite with one worker, then PostgreSQL with each number of workers, at each table count."""
+    binaries = find_binaries()
+    if isinstance(binaries, str):
+        print(f"cannot compare workers: {binaries}", file=sys.stderr)
+        return 2
+    pg = PgServer.start(binaries, durable=True)
+    try:
+        for n in args.tables:
+            phases = [await run_xuezhan(n, args.seconds, options, Deployment("sqlite", 1))]
+            print_phase(phases[-1])
+            for workers in args.workers:
+                phases.append(await run_xuezhan(n, args.seconds, options, Deployment("postgresql", workers), pg))
+                print_phase(phases[-1])
+            print_scaling(phases)
+    finally:
+        pg.stop()
     return 0
 
 

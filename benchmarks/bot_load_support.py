@@ -8,6 +8,8 @@ hundreds of tables; and the fake keeps every uploaded PNG in memory, which would
 bot's own memory in the measurement. ``LoadTelegram`` keeps the same Bot API behaviour but
 wakes only the waiters of the chat a call touched, keeps image sizes instead of image bytes,
 and records each call as a compact row (method, chat, time, status) for the latency analysis.
+In webhook mode it posts up to ``WEBHOOK_CONNECTIONS`` updates at once, as Telegram does (its
+``max_connections`` defaults to 40), where the test fake posts one at a time.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+import aiohttp
 from aiohttp import web
 from fake_telegram import ChatMessage, FakeChat, FakeTelegram, FakeUser
 from fake_telegram import _image_size as image_size
@@ -34,6 +37,7 @@ from storage import Storage
 # Methods that change what a chat shows (the bot's visible reaction to a press).
 SHOWING_METHODS = frozenset({"sendMessage", "sendPhoto", "editMessageText", "editMessageCaption",
                              "editMessageMedia", "editMessageReplyMarkup", "deleteMessage"})
+WEBHOOK_CONNECTIONS = 40  # Telegram's default max_connections for a webhook
 NEXT_DATA = re.compile(r":next$")  # the settlement card's "Next hand" (lb:<table>:next, ah:<table>:<hand>:next)
 
 
@@ -56,6 +60,45 @@ class LoadTelegram(FakeTelegram):
         self.polls: list[float] = []  # arrival times of getUpdates requests
         self._chat_changed: dict[int, asyncio.Event] = {}
         self._sizes: dict[str, tuple[int, int]] = {}
+
+    async def _deliver_by_webhook(self) -> None:
+        """Post updates to the webhook, up to ``WEBHOOK_CONNECTIONS`` at once; one not taken
+        (not 2xx, or no connection) is posted again a little later, as Telegram does."""
+        posting: dict[int, asyncio.Task[None]] = {}
+
+        async def post(session: aiohttp.ClientSession, update: dict[str, Any]) -> None:
+            secret = self.webhook_secret
+            headers = {"X-Telegram-Bot-Api-Secret-Token": secret} if secret else {}
+            try:
+                async with session.post(self.webhook_url, json=update, headers=headers) as answer:
+                    delivered = 200 <= answer.status < 300
+            except (aiohttp.ClientError, TimeoutError):
+                delivered = False
+            if delivered:
+                self._updates.remove(update)
+                self._delivered_up_to = max(self._delivered_up_to, update["update_id"])
+                self._notify()
+            else:
+                await asyncio.sleep(0.1)
+            del posting[update["update_id"]]
+
+        connector = aiohttp.TCPConnector(limit=WEBHOOK_CONNECTIONS)
+        async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=10), connector=connector) as session:
+            try:
+                while self.webhook_url and not self._closing:
+                    waiting = [u for u in self._updates if u["update_id"] not in posting]
+                    room = WEBHOOK_CONNECTIONS - len(posting)
+                    if not waiting or room <= 0:
+                        with contextlib.suppress(TimeoutError):
+                            await asyncio.wait_for(self._changed.wait(), 0.1)
+                        continue
+                    for update in waiting[:room]:
+                        posting[update["update_id"]] = asyncio.create_task(post(session, update))
+            finally:
+                for task in list(posting.values()):
+                    task.cancel()
+                await asyncio.gather(*posting.values(), return_exceptions=True)
+        self._webhook_task = None
 
     def chat_changed(self, chat_id: int) -> asyncio.Event:
         """An event set by the next API call that touches ``chat_id`` (capture it, then check)."""
