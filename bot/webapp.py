@@ -5,11 +5,14 @@ When ``XUEZHAN_WEBAPP_URL`` is set, start-up runs the web server (``web.server``
 the live tables a ``Fanout`` of their Telegram presenter and the web hub, so both views hear
 every event of the same runners. Each person at a new
 hand gets a DM with a ``web_app`` button (the "your turn" DMs keep coming as before); the
-lobby carries the Mini App's direct link, since groups cannot show ``web_app`` buttons.
+lobby carries the Mini App's direct link, since groups cannot show ``web_app`` buttons. Opened
+before the hand is dealt, the page shows the lobby (who sits where, the rules); opened by
+someone who is not seated, it shows the open table only, as the group picture does.
 """
 
 from __future__ import annotations
 
+import gc
 import logging
 from collections.abc import Callable, Sequence
 
@@ -93,9 +96,11 @@ async def on_start(app: AnyApplication) -> None:
     live = app.bot_data.get(TABLES_KEY)
     if not settings.webapp_url or live is None:
         return
+    from web.lobby import describe_table
     from web.server import WebServer  # aiohttp's server: ~1 s of start-up, paid only when the web table is on
 
-    hub = WebHub()
+    storage = services(app).storage
+    hub = WebHub(describe=lambda table_id: describe_table(storage, table_id))
     server = WebServer(hub, bot_token=settings.token)
     url = await server.start(str(settings.web_listen), settings.web_port)
     app.bot_data[HUB_KEY] = hub
@@ -106,6 +111,7 @@ async def on_start(app: AnyApplication) -> None:
     for runner in live.runners.values():
         runner.presenter = view
         await hub.hand_started(runner, resumed=True)
+    gc.freeze()  # start-up's objects (modules, resumed tables) live on: later collections skip them
     log.info("web table served at %s for %s", url, settings.webapp_url)
 
 

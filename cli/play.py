@@ -3,7 +3,9 @@
 It starts the web table's server on 127.0.0.1 (or ``--host``) with a SQLite ledger, deals a
 hand with you and three computer players, and prints the address to open. ``--seats N`` seats
 N people instead and prints one signed link per seat, so friends on the same network can join
-from their phones (use ``--host 0.0.0.0`` for that). Ctrl-C stops it.
+from their phones (use ``--host 0.0.0.0`` for that). ``--rules`` picks the table's rules by
+preset (chengdu, xueliu, classic); the address without a seat link watches the table. Ctrl-C
+stops it.
 """
 
 from __future__ import annotations
@@ -11,10 +13,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import gc
 import socket
 import sys
 from pathlib import Path
 from typing import Any
+
+from engine.rules import PRESETS
 
 EXIT_BAD_INPUT = 2
 
@@ -33,6 +38,9 @@ def register(subparsers: Any) -> None:
                         help="SQLite ledger file (default xuezhan-play.db)")
     parser.add_argument("--discard-seconds", type=float, default=60, help="time for a discard (default 60)")
     parser.add_argument("--claim-seconds", type=float, default=20, help="time for a claim (default 20)")
+    parser.add_argument("--rules", default="chengdu", type=str.lower,
+                        help=f"the table's rules: {', '.join(PRESETS)} (default chengdu: 血战到底; "
+                             "xueliu: 血流成河, winners play on; classic: the first win ends the hand, no swap)")
     parser.add_argument("--computer-delay", type=float, default=0.6,
                         help="pause before a computer player acts, in seconds (default 0.6)")
     parser.set_defaults(func=run_play)
@@ -56,6 +64,9 @@ def run_play(args: argparse.Namespace) -> int:
     if min(args.discard_seconds, args.claim_seconds) <= 0 or args.computer_delay < 0:
         print("xuezhan play: times must be positive.", file=sys.stderr)
         return EXIT_BAD_INPUT
+    if args.rules not in PRESETS:
+        print(f"xuezhan play: --rules must be one of {', '.join(PRESETS)}, not {args.rules!r}.", file=sys.stderr)
+        return EXIT_BAD_INPUT
     with contextlib.suppress(KeyboardInterrupt):
         return asyncio.run(serve(args))
     return 0
@@ -63,6 +74,7 @@ def run_play(args: argparse.Namespace) -> int:
 
 async def serve(args: argparse.Namespace) -> int:
     from bot.table.runner import Limits
+    from engine.rules import RuleSet
     from storage import StorageError, open_storage
     from web.local import LocalTables
 
@@ -80,15 +92,18 @@ async def serve(args: argparse.Namespace) -> int:
             return EXIT_BAD_INPUT
         if args.host == "0.0.0.0":
             base = base.replace("127.0.0.1", lan_address())
-        table, runner = await local.open_table(args.seats)
+        table, runner = await local.open_table(args.seats, rules=RuleSet.preset(args.rules))
+        gc.freeze()  # what start-up made lives as long as the server: later collections skip it
         links = local.links(base, table, runner)
+        title = f"血战到底 — {args.rules} rules"
         if args.seats == 1:
-            print(f"血战到底 — open this address in your browser:\n\n  {links[0].url}\n")
+            print(f"{title} — open this address in your browser:\n\n  {links[0].url}\n")
         else:
-            print("血战到底 — one link per seat (send each friend theirs):\n")
+            print(f"{title} — one link per seat (send each friend theirs):\n")
             for link in links:
                 print(f"  seat {link.seat + 1} ({link.name}): {link.url}")
             print()
+        print(f"To watch without a seat: {local.watch_link(base, table)}")
         print("Ctrl-C stops the table.", flush=True)
         await asyncio.Event().wait()
     finally:

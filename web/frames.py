@@ -7,22 +7,34 @@ shows it. Legal actions travel as the same short codes the DM buttons carry
 sends one back, and the runner checks it like a button press.
 
 Concealed tiles of other seats are never in a frame while the hand is being played; when it is
-over, every hand is shown with the settlement.
+over, every hand is shown with the settlement. A win is shown as the group sees it
+(``bot.table.views.public_win``): in 血流成河 a winner plays on, so only the winning tile and the
+melds of that hand are open until the winner leaves or the hand ends.
+
+Someone who is not seated watches (``watch_frame``): the open table only, as the group picture
+shows it, with every seat's tiles face down.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 from typing import Any
 
 from bot.table import callbacks
 from bot.table.runner import TableRunner
+from bot.table.views import public_win
 from engine.actions import Action, ActionType
 from engine.events import Event
-from engine.game import Game
+from engine.game import Game, Phase
+from engine.rules import RuleSet
 from engine.tiles import tile_name
 
 MAX_CATCH_UP_EVENTS = 60
+# What a watcher's view keeps of a seat's SeatView: the fields every seat sees alike.
+OPEN_VIEW_KEYS = ("phase", "dealer", "current", "melds", "rivers", "won_tiles", "revealed", "in_play", "wall_count",
+                  "offered", "offered_by", "swap_direction", "transfers", "chips", "pending")
 
 
 def action_entry(action: Action) -> dict[str, Any]:
@@ -46,33 +58,40 @@ def legal_entries(runner: TableRunner, seat: int) -> list[dict[str, Any]]:
     return [action_entry(a) for a in state.legal]
 
 
-def event_entries(events: Iterable[Event], seat: int) -> list[dict[str, Any]]:
-    return [e.visible_to(seat).to_dict() for e in events]
+def event_entries(events: Iterable[Event], seat: int | None, game: Game) -> list[dict[str, Any]]:
+    """The events as ``seat`` may see them (None: a watcher, who sees what the group sees)."""
+    out = []
+    for event in events:
+        shown = event.visible_to(seat)
+        if shown.win is not None:
+            shown = dataclasses.replace(shown, win=public_win(shown.win, game))
+        out.append(shown.to_dict())
+    return out
 
 
-def seat_frame(runner: TableRunner, seat: int, events: Sequence[Event], *, remaining: float | None,
-               can_next: bool) -> dict[str, Any]:
-    """The frame for ``seat`` now; ``events`` are what happened since its previous frame."""
+def win_entries(game: Game) -> list[dict[str, Any]]:
+    return [public_win(w, game).to_dict() for w in game.wins]
+
+
+@lru_cache(maxsize=64)
+def preset_of(rules: RuleSet) -> str | None:
+    """The preset a table's rules are (for the page's header), or None for rules of its own."""
+    return rules.preset_name()
+
+
+def _header(runner: TableRunner, seat: int | None, can_next: bool) -> dict[str, Any]:
     game = runner.game
-    view = game.view(seat).to_dict()
-    view.pop("legal")  # sent as codes with the sequence, below
-    state = runner.state[seat]
     frame: dict[str, Any] = {
         "type": "state",
         "v": runner.logged,
         "table": runner.table_id,
         "hand_id": runner.hand.id,
         "hand_number": runner.hand.number,
+        "rules": preset_of(game.rules),
         "seat": seat,
         "names": [p.name for p in runner.seats],
         "computer": [p.computer for p in runner.seats],
         "auto": [s.auto for s in runner.state],
-        "view": view,
-        "seq": state.prompt_seq if not runner.controlled(seat) else None,
-        "actions": legal_entries(runner, seat),
-        "swap_pick": sorted(state.swap_pick),
-        "remaining": remaining,
-        "events": event_entries(events, seat),
         "over": game.over,
         "can_next": can_next,
     }
@@ -85,7 +104,42 @@ def seat_frame(runner: TableRunner, seat: int, events: Sequence[Event], *, remai
     return frame
 
 
-def events_since(runner: TableRunner, seat: int, version: int) -> list[Event]:
+def seat_frame(runner: TableRunner, seat: int, events: Sequence[Event], *, remaining: float | None,
+               can_next: bool) -> dict[str, Any]:
+    """The frame for ``seat`` now; ``events`` are what happened since its previous frame."""
+    game = runner.game
+    view = game.view(seat).to_dict()
+    view.pop("legal")  # sent as codes with the sequence, below
+    view["wins"] = win_entries(game)
+    state = runner.state[seat]
+    frame = _header(runner, seat, can_next)
+    frame.update({
+        "view": view,
+        "seq": state.prompt_seq if not runner.controlled(seat) else None,
+        "actions": legal_entries(runner, seat),
+        "swap_pick": sorted(state.swap_pick),
+        "remaining": remaining,
+        "events": event_entries(events, seat, game),
+    })
+    return frame
+
+
+def watch_frame(runner: TableRunner, events: Sequence[Event]) -> dict[str, Any]:
+    """The frame for someone who is not seated: the table as the group sees it, no hand, no
+    decision (``seat`` is None). Voids are hidden while they are being chosen."""
+    game = runner.game
+    seen = game.view(game.dealer).to_dict()
+    view: dict[str, Any] = {key: seen[key] for key in OPEN_VIEW_KEYS}
+    choosing = game.phase in (Phase.SWAP, Phase.VOID)
+    view.update(seat=None, hand=[], drawn=None, swap_given=[], swap_received=[], wins=win_entries(game),
+                voids=[None] * len(runner.seats) if choosing else [v.letter if v else None for v in game.voids])
+    frame = _header(runner, None, can_next=False)
+    frame.update({"view": view, "seq": None, "actions": [], "swap_pick": [], "remaining": None,
+                  "events": event_entries(events, None, game)})
+    return frame
+
+
+def events_since(runner: TableRunner, seat: int | None, version: int) -> list[Event]:
     """Events a page that saw ``version`` actions missed, rebuilt from the hand's action log
     (only the last ``MAX_CATCH_UP_EVENTS``: the frame itself carries the whole picture)."""
     game = runner.game

@@ -6,6 +6,10 @@ logged state; they are queued per socket and written by that socket's own task, 
 phone never holds up the table. Actions from a page go to ``TableRunner.press`` with the
 decision's sequence, the same call a DM button makes: same lock, same checks, same log.
 
+Who is not seated at the table watches it: the open table only (``web.frames.watch_frame``).
+A page opened before the hand is dealt (a lobby, or between hands) gets the lobby
+(``describe``: who sits where, the rules), refreshed every few seconds, until the hand starts.
+
 ``Fanout`` joins the hub to another presenter (the Telegram one) so one runner feeds both.
 """
 
@@ -22,13 +26,15 @@ from typing import Any, Protocol
 
 from bot.table.runner import Presenter, Refusal, TableRunner
 from engine.events import Event
-from web.frames import events_since, seat_frame
+from web.frames import events_since, seat_frame, watch_frame
 
 log = logging.getLogger(__name__)
 
 MAX_QUEUED_FRAMES = 256  # a socket further behind than this is closed; the page reconnects and catches up
+LOBBY_REFRESH_SECONDS = 3.0
 
 NextHand = Callable[[int], Awaitable[None]]
+Describe = Callable[[int], Awaitable["dict[str, Any] | None"]]  # a table not being played, or None if unknown
 
 
 class Socket(Protocol):
@@ -46,12 +52,16 @@ class Viewer:
     socket: Socket
     queue: asyncio.Queue[str | None] = field(default_factory=asyncio.Queue)
     writer: asyncio.Task[None] | None = None
+    lobby: asyncio.Task[None] | None = None
 
     def push(self, frame: dict[str, Any]) -> None:
+        self.push_text(encode(frame))
+
+    def push_text(self, data: str) -> None:
         if self.queue.qsize() >= MAX_QUEUED_FRAMES:
             self.queue.put_nowait(None)  # the writer closes the socket
             return
-        self.queue.put_nowait(json.dumps(frame, separators=(",", ":"), ensure_ascii=False))
+        self.queue.put_nowait(data)
 
     def start(self) -> None:
         self.writer = asyncio.get_running_loop().create_task(self._write())
@@ -68,19 +78,26 @@ class Viewer:
                 return
 
     async def stop(self) -> None:
-        if self.writer is not None:
-            self.writer.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self.writer
+        for task in (self.lobby, self.writer):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+
+
+def encode(frame: dict[str, Any]) -> str:
+    return json.dumps(frame, separators=(",", ":"), ensure_ascii=False)
 
 
 class WebHub:
-    """Every live table's web viewers. ``next_hand`` (``xuezhan play``) deals on from the page."""
+    """Every live table's web viewers. ``next_hand`` (``xuezhan play``) deals on from the page;
+    ``describe`` tells a page about a table that is not being played (its lobby)."""
 
-    def __init__(self, next_hand: NextHand | None = None) -> None:
+    def __init__(self, next_hand: NextHand | None = None, describe: Describe | None = None) -> None:
         self.runners: dict[int, TableRunner] = {}
         self.viewers: dict[int, set[Viewer]] = {}
         self.next_hand = next_hand
+        self.describe = describe
         self._deadlines: dict[tuple[int, int], tuple[int | None, bool, float]] = {}
 
     # --- the Presenter protocol --------------------------------------------------------------
@@ -126,24 +143,58 @@ class WebHub:
     # --- pages ------------------------------------------------------------------------------
 
     async def attach(self, viewer: Viewer, since: int | None = None) -> None:
-        """Start a page: the whole picture now, with the events it missed since ``since``."""
+        """Start a page: the whole picture now, with the events it missed since ``since``; or
+        the table's lobby while no hand is being played there."""
         viewer.start()
         runner = self.runners.get(viewer.table_id)
         if runner is None:
-            viewer.push({"type": "waiting", "table": viewer.table_id})
+            lobby = await self._lobby(viewer)
+            if lobby is None:
+                viewer.push({"type": "error", "key": "no_table"})
+                viewer.queue.put_nowait(None)  # and close: there is nothing to show
+                return
+            viewer.push(lobby)
+            if self.describe is not None:
+                viewer.lobby = asyncio.get_running_loop().create_task(self._refresh_lobby(viewer, lobby))
         else:
             async with runner.lock:
                 self._send_snapshot(runner, viewer, since)
         self.viewers.setdefault(viewer.table_id, set()).add(viewer)
 
+    async def _lobby(self, viewer: Viewer) -> dict[str, Any] | None:
+        if self.describe is None:
+            return {"type": "lobby", "table": viewer.table_id, "names": [None] * 4, "you": None}
+        try:
+            about = await self.describe(viewer.table_id)
+        except Exception:
+            log.exception("table %s: could not describe its lobby", viewer.table_id)
+            return None
+        if about is None:
+            return None
+        seats = about.pop("user_ids")
+        you = next((s for s, user in enumerate(seats) if user == viewer.user_id), None)
+        return {"type": "lobby", "table": viewer.table_id, **about, "you": you}
+
+    async def _refresh_lobby(self, viewer: Viewer, shown: dict[str, Any]) -> None:
+        """Who joins, and the table's rules, until its hand starts (the hand's frames take over)."""
+        while True:
+            await asyncio.sleep(LOBBY_REFRESH_SECONDS)
+            if viewer.table_id in self.runners:
+                return
+            lobby = await self._lobby(viewer)
+            if viewer.table_id in self.runners:  # dealt while we asked: its frame is already sent
+                return
+            if lobby is not None and lobby != shown:
+                viewer.push(lobby)
+                shown = lobby
+
     def _send_snapshot(self, runner: TableRunner, viewer: Viewer, since: int | None) -> None:
         seat = runner.seat_of(viewer.user_id)
-        if seat is None:
-            viewer.push({"type": "error", "key": "not_your_seat"})
-            viewer.queue.put_nowait(None)  # and close: this page has nothing to show
-            return
         missed = events_since(runner, seat, since) if since is not None else []
-        viewer.push(self._frame(runner, seat, missed))
+        if seat is None:
+            viewer.push(watch_frame(runner, missed))
+        else:
+            viewer.push(self._frame(runner, seat, missed))
 
     async def detach(self, viewer: Viewer) -> None:
         viewers = self.viewers.get(viewer.table_id)
@@ -187,11 +238,15 @@ class WebHub:
     # --- frames -------------------------------------------------------------------------------
 
     def _broadcast(self, runner: TableRunner, events: Sequence[Event], only_seat: int | None = None) -> None:
+        watched: str | None = None  # one frame for everyone watching, encoded once
         for viewer in self.viewers.get(runner.table_id, ()):
             seat = runner.seat_of(viewer.user_id)
-            if seat is None or (only_seat is not None and seat != only_seat):
-                continue
-            viewer.push(self._frame(runner, seat, events))
+            if seat is None:
+                if only_seat is None:
+                    watched = watched or encode(watch_frame(runner, events))
+                    viewer.push_text(watched)
+            elif only_seat is None or seat == only_seat:
+                viewer.push(self._frame(runner, seat, events))
 
     def _frame(self, runner: TableRunner, seat: int, events: Sequence[Event]) -> dict[str, Any]:
         return seat_frame(runner, seat, events, remaining=self._remaining(runner, seat),

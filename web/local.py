@@ -2,7 +2,9 @@
 
 It keeps the ledger in SQLite like the bot does, seats people with local user ids (1, 2, ...)
 and computer players, and drives the same ``TableRunner`` the bot uses, with the web hub as the
-only view (its presenter) and decision timers on the event loop.
+only view (its presenter) and decision timers on the event loop. A table may have rules of its
+own (``open_table(rules=...)``, stored as the table's rules like the bot's "Table rules"); every
+hand at it is dealt under them.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from storage import Storage
 from storage.models import PlayerKind, Table, TableStatus
 from web.auth import seat_token
 from web.hub import WebHub
+from web.lobby import describe_table
 from web.server import WebServer, new_seat_secret
 
 LOCAL_CHAT_ID = 1  # the one "group" of a local ledger
@@ -69,19 +72,22 @@ class LocalTables:
     def __init__(self, storage: Storage, limits: Limits, *, seat_secret: bytes | None = None) -> None:
         self.storage = storage
         self.limits = limits
-        self.hub = WebHub(next_hand=self.next_hand)
+        self.hub = WebHub(next_hand=self.next_hand, describe=lambda table_id: describe_table(storage, table_id))
         self.scheduler = LoopScheduler()
         self.runners: dict[int, TableRunner] = {}
         self.secret = seat_secret or new_seat_secret()
         self.server = WebServer(self.hub, seat_secret=self.secret)
 
-    async def open_table(self, people: int, names: Sequence[str] = PLAYER_NAMES,
-                         first_user: int = 1) -> tuple[Table, TableRunner]:
-        """A table of ``people`` persons (user ids from ``first_user``) and computers; deals hand 1."""
+    async def open_table(self, people: int, names: Sequence[str] = PLAYER_NAMES, first_user: int = 1,
+                         rules: RuleSet | None = None) -> tuple[Table, TableRunner]:
+        """A table of ``people`` persons (user ids from ``first_user``) and computers, under
+        ``rules`` (default: the local chat's); deals hand 1."""
         if not 1 <= people <= 4:
             raise ValueError("a table seats 1 to 4 people")
         await self.storage.get_chat(LOCAL_CHAT_ID)
         table = await self.storage.create_table(LOCAL_CHAT_ID, first_user)
+        if rules is not None:
+            table = await self.storage.set_table_rules(table.id, rules.to_dict())
         for seat in range(4):
             if seat < people:
                 user_id = first_user + seat
@@ -95,9 +101,11 @@ class LocalTables:
         return table, await self.start_hand(table, secrets.randbelow(4))
 
     async def start_hand(self, table: Table, dealer: int) -> TableRunner:
-        """Deal a hand under the local chat's rules and base stake, and start its runner."""
+        """Deal a hand under the table's rules (else the local chat's) and the chat's base stake,
+        and start its runner."""
         chat = await self.storage.get_chat(table.chat_id)
-        rules = RuleSet.from_dict(chat.rules).with_changes(base=chat.base_stake)
+        chosen = table.rules if table.rules is not None else chat.rules
+        rules = RuleSet.from_dict(chosen).with_changes(base=chat.base_stake)
         seed = secrets.randbits(62)
         hand = await self.storage.start_hand(table.id, rules.to_dict(), seed, dealer)
         players = [await self.storage.get_player(p) for p in hand.seats]
@@ -109,6 +117,10 @@ class LocalTables:
         self.runners[table.id] = runner
         await runner.start()
         return runner
+
+    def watch_link(self, base_url: str, table: Table) -> str:
+        """The page for someone who is not seated: the open table, every hand face down."""
+        return f"{base_url}?table={table.id}"
 
     def links(self, base_url: str, table: Table, runner: TableRunner) -> list[SeatLink]:
         """A signed link for each person's seat."""

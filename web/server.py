@@ -4,7 +4,9 @@ Routes: ``/`` the page; ``/static/...`` its ES modules and CSS (shipped in the p
 step); ``/tiles/<name>.png`` the project's own tile art (``rendering.tiles``), drawn once and
 cached; ``/ws`` the socket. A socket's first message says who it is (``hello``): Telegram's
 ``initData`` when a bot token is configured, or a seat link's token signed by this server.
-Anything else is refused with a reason and the socket is closed.
+Someone who is not seated at the table asked for watches it (the open table only). Without a
+bot token (``xuezhan play``) a page with no seat link watches too: ``?table=N``, or the newest
+table. Anything else is refused with a reason and the socket is closed.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ TILE_WIDTH = 96  # px of a sprite; the page shows them at about 40 px, so they s
 HELLO_SECONDS = 10
 MAX_MESSAGE_BYTES = 64 * 1024
 CLOSE_REFUSED = 4001
+WATCHER = 0  # the user id of a page without a seat link on a local server: seated nowhere
 _TILES = {tile_name(t): t for t in range(NUM_KINDS)}
 
 
@@ -131,6 +134,16 @@ class WebServer:
             await self.hub.detach(viewer)
         return ws
 
+    def _watched(self, wanted: Any) -> int:
+        if wanted is None:
+            if not self.hub.runners:
+                raise AuthError("no_table")
+            return max(self.hub.runners)
+        try:
+            return int(str(wanted))
+        except ValueError:
+            raise AuthError("no_table") from None
+
     def _hand_id(self, table_id: int) -> int | None:
         runner = self.hub.runners.get(table_id)
         return runner.hand.id if runner is not None else None
@@ -143,6 +156,8 @@ class WebServer:
         if isinstance(token, str) and self.seat_secret is not None:
             table_id, user_id = check_seat_token(self.seat_secret, token)
             return WebUser(user_id, str(user_id)), table_id
+        if "watch" in hello and self.seat_secret is not None and not token:
+            return WebUser(WATCHER, ""), self._watched(hello["watch"])
         if isinstance(init_data, str) and init_data and self.bot_token is not None:
             user = check_init_data(init_data, self.bot_token, max_age=self.max_age)
             wanted = user.start_param or hello.get("table")

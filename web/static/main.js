@@ -2,7 +2,7 @@
 // codes it offered. The page decides nothing: it shows the seat's view and its legal actions.
 
 import { chooseLanguage, t } from "./i18n.js";
-import { draw, drawMessage, showNotice } from "./render.js";
+import { draw, drawLobby, drawMessage, showNotice } from "./render.js";
 import * as telegram from "./telegram.js";
 
 const params = new URLSearchParams(location.search);
@@ -30,9 +30,11 @@ function hello() {
   const last = saved();
   const body = { since: last.v ?? null, hand_id: last.hand_id ?? null };
   if (seatToken) body.token = seatToken;
-  else {
+  else if (telegram.initData) {
     body.initData = telegram.initData;
     body.table = params.get("table") || telegram.startParam;
+  } else {
+    body.watch = params.get("table"); // no seat: watch the open table (a server without Telegram)
   }
   return { hello: body };
 }
@@ -49,8 +51,9 @@ function connect() {
       drawMessage(t(`error_${data.key}`));
     } else if (data.type === "welcome") {
       retry = 500;
-    } else if (data.type === "waiting") {
-      drawMessage(t("waiting"));
+    } else if (data.type === "lobby") {
+      frame = null;
+      drawLobby(data);
     } else if (data.type === "closed") {
       drawMessage(t("closed"));
     } else if (data.type === "refused") {

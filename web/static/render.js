@@ -44,11 +44,37 @@ function nameOf(frame, seat) {
 }
 
 export function drawMessage(text) {
+  lastFrame = null;
   $("status").textContent = "";
+  $("lobby").hidden = true;
   $("board").hidden = true;
   $("me").hidden = true;
   $("actions").textContent = "";
   $("notice").textContent = text;
+}
+
+const LOBBY_NOTES = { lobby: "lobby_wait", playing: "lobby_between", finished: "lobby_closed", voided: "lobby_closed" };
+
+/** A table with no hand in play: who sits where, its rules, and what happens next. */
+export function drawLobby(lobby) {
+  drawMessage("");
+  $("settlement").hidden = true;
+  $("status").append(el("span", "where", t("table_only", { id: lobby.table })));
+  const box = $("lobby");
+  box.textContent = "";
+  box.hidden = false;
+  const open = lobby.status === "lobby" || lobby.status === "playing" || lobby.status === undefined;
+  box.append(el("h2", "", open ? t(lobby.status === "playing" ? "lobby_between" : "waiting") : t("lobby_closed")));
+  if (lobby.rules !== undefined) box.append(el("p", "rules", t("rules", { name: t(`preset_${lobby.rules || "custom"}`) })));
+  const seats = el("ol", "lobby-seats");
+  lobby.names.forEach((name, seat) => {
+    const item = el("li", seat === lobby.you ? "mine" : "");
+    item.append(el("span", "name", name === null ? t("empty_seat") : seat === lobby.you ? `${name} (${t("you")})` : name));
+    if (lobby.computer && lobby.computer[seat]) item.append(el("span", "badge cpu", t("computer")));
+    seats.append(item);
+  });
+  box.append(seats);
+  if (open) box.append(el("p", "hint", t(lobby.you === null ? "lobby_watch" : LOBBY_NOTES[lobby.status] || "lobby_wait")));
 }
 
 export function showNotice(text) {
@@ -77,7 +103,7 @@ function eventLine(frame, event) {
 function prompt(frame) {
   const view = frame.view;
   if (frame.over) return t(`end_${frame.final.end}`);
-  if (frame.auto[frame.seat]) return t("auto");
+  if (frame.seat !== null && frame.auto[frame.seat]) return t("auto");
   if (frame.actions.length) {
     if (view.phase === "swap") return `${t("phase_swap")} · ${t("swap_pick", { n: frame.swap_pick.length })}`;
     if (view.phase === "void") return t("phase_void");
@@ -92,11 +118,10 @@ function drawStatus(frame) {
   const view = frame.view;
   const status = $("status");
   status.textContent = "";
-  status.append(
-    el("span", "where", t("table", { id: frame.table, n: frame.hand_number })),
-    el("span", "wall", t("wall", { n: view.wall_count })),
-    el("span", "countdown"),
-  );
+  status.append(el("span", "where", t("table", { id: frame.table, n: frame.hand_number })));
+  if (frame.rules !== "chengdu") status.append(el("span", "rules", t(`preset_short_${frame.rules || "custom"}`)));
+  if (frame.seat === null) status.append(el("span", "badge watch", t("watching")));
+  status.append(el("span", "wall", t("wall", { n: view.wall_count })), el("span", "countdown"));
   deadline = frame.remaining !== null && frame.actions.length ? performance.now() + frame.remaining * 1000 : null;
   tick();
   clearInterval(timer);
@@ -174,6 +199,8 @@ function drawHand(frame, send) {
   const view = frame.view;
   const melds = $("melds");
   melds.textContent = "";
+  $("hand").textContent = "";
+  if (frame.seat === null) return; // watching: every seat is drawn on the board
   view.melds[frame.seat].forEach((m) => melds.append(meldTiles(m, "sm")));
   view.won_tiles[frame.seat].forEach((name) => melds.append(tile(name, "sm", "highlight")));
   const hand = $("hand");
@@ -230,7 +257,7 @@ function label(action) {
 function drawActions(frame, send) {
   const bar = $("actions");
   bar.textContent = "";
-  if (frame.over) return;
+  if (frame.over || frame.seat === null) return;
   if (frame.auto[frame.seat]) {
     const back = el("button", "action primary", t("back"));
     back.addEventListener("click", () => send({ seq: 0, code: "back" }));
@@ -284,7 +311,7 @@ function drawSettlement(frame, send) {
     next.id = "next-hand";
     next.addEventListener("click", () => send({ next: frame.hand_id }));
     card.append(next);
-  } else {
+  } else if (frame.seat !== null) {
     card.append(el("p", "hint", t("next_in_group")));
   }
   box.append(card);
@@ -293,12 +320,15 @@ function drawSettlement(frame, send) {
 
 export function draw(frame, send) {
   lastFrame = frame;
+  $("lobby").hidden = true;
   $("board").hidden = false;
-  $("me").hidden = false;
+  $("me").hidden = frame.seat === null;
   document.body.dataset.phase = frame.view.phase;
+  document.body.classList.toggle("watching", frame.seat === null);
   drawStatus(frame);
+  const bottom = frame.seat ?? 0; // a watcher sees the table from seat 1's side
   document.querySelectorAll(".seat").forEach((box) => {
-    const seat = (frame.seat + Number(box.dataset.pos)) % frame.names.length;
+    const seat = (bottom + Number(box.dataset.pos)) % frame.names.length;
     drawSeat(frame, seat, box);
   });
   drawCenter(frame);
