@@ -132,7 +132,7 @@ def watch_frame(runner: TableRunner, events: Sequence[Event]) -> dict[str, Any]:
     view: dict[str, Any] = {key: seen[key] for key in OPEN_VIEW_KEYS}
     choosing = game.phase in (Phase.SWAP, Phase.VOID)
     view.update(seat=None, hand=[], drawn=None, swap_given=[], swap_received=[], wins=win_entries(game),
-                voids=[None] * len(runner.seats) if choosing else [v.letter if v else None for v in game.voids])
+                voids=[None] * len(runner.seats) if choosing else seen["voids"])
     frame = _header(runner, None, can_next=False)
     frame.update({"view": view, "seq": None, "actions": [], "swap_pick": [], "remaining": None,
                   "events": event_entries(events, None, game)})

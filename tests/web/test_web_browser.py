@@ -1,5 +1,6 @@
 """The web table in a real browser (headless Debian Chromium): a whole hand by clicking, a reload
-mid-hand, a forged Telegram login, and screenshots at phone size for review.
+mid-hand, a forged Telegram login, the lobby before the deal and a watcher's view, and
+screenshots at phone size for review.
 
 Screenshots go to ``$XUEZHAN_SCREENSHOTS`` (default ``/tmp/xuezhan-web-shots``), never into the
 repository.
@@ -15,10 +16,12 @@ from urllib.parse import quote
 
 from web_pages import click_decision, frame, play_until_over, wait_for_frame
 
+from engine.rules import RuleSet
 from engine.tiles import tile_name
-from storage.models import HandStatus
-from web.auth import sign_init_data
+from storage.models import HandStatus, PlayerKind, TableStatus
+from web.auth import seat_token, sign_init_data
 from web.hub import WebHub
+from web.local import LOCAL_CHAT_ID
 from web.server import WebServer
 
 SHOTS = Path(os.environ.get("XUEZHAN_SCREENSHOTS", "/tmp/xuezhan-web-shots"))
@@ -159,3 +162,53 @@ async def test_a_forged_telegram_login_is_refused_on_the_page(browser) -> None:
         assert errors == []
     finally:
         await server.stop()
+
+
+async def test_the_lobby_before_the_deal_then_the_table_and_a_watchers_view(local, browser) -> None:
+    """Ann opens her seat's link before the hand is dealt: the lobby (who sits where, 血流成河).
+    Someone without a seat opens the table: the lobby, then the open table with every hand face
+    down. When the hand is dealt both pages turn into the table by themselves."""
+    storage = local.storage
+    await storage.get_chat(LOCAL_CHAT_ID)
+    table = await storage.create_table(LOCAL_CHAT_ID, 1)
+    await storage.set_table_rules(table.id, RuleSet.preset("xueliu").to_dict())
+    await storage.save_user(1, "Ann", started_dm=False)
+    ann_player = await storage.player_for_user(LOCAL_CHAT_ID, 1, "Ann")
+    table = await storage.set_seat(table.id, 0, ann_player.id)
+    ann, ann_errors = await open_page(browser, f"{local.server.url}?seat={seat_token(local.secret, table.id, 1)}")
+    watcher, watch_errors = await open_page(browser, f"{local.server.url}?table={table.id}")
+    for page in (ann, watcher):
+        await page.locator("#lobby").wait_for(state="visible")
+        assert "血流成河" in await page.inner_text("#lobby")
+        assert await page.locator(".lobby-seats li").count() == 4
+    assert "Ann (你)" in await ann.inner_text("#lobby")
+    assert "观战" in await watcher.inner_text("#lobby")
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    await ann.screenshot(path=str(SHOTS / "lobby-390x844.png"))
+
+    for seat in (1, 2, 3):
+        computer = await storage.named_player(LOCAL_CHAT_ID, f"AI-{seat}", PlayerKind.COMPUTER)
+        table = await storage.set_seat(table.id, seat, computer.id)
+    table = await storage.set_table_status(table.id, TableStatus.PLAYING)
+    runner = await local.start_hand(table, dealer=0)
+    mine = await wait_for_frame(ann)
+    assert mine["seat"] == 0 and mine["rules"] == "xueliu"
+    watched = await wait_for_frame(watcher)
+    assert watched["seat"] is None and await watcher.locator("#lobby").is_hidden()
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:  # Ann plays until some tiles lie on the table
+        f = await frame(ann)
+        if f["view"]["phase"] in ("play", "claim") and sum(map(len, f["view"]["rivers"])) >= 8:
+            break
+        if not await click_decision(ann):
+            await ann.wait_for_timeout(30)
+    await watcher.wait_for_function(f"() => window.xuezhan.frame.v >= {runner.logged}")
+    assert await watcher.locator("#me").is_hidden() and await watcher.locator("#hand button").count() == 0
+    assert "观战" in await watcher.inner_text("#status") and "血流成河" in await watcher.inner_text("#status")
+    shown = await watcher.locator("#board img[data-tile]").evaluate_all("imgs => imgs.map(i => i.dataset.tile)")
+    open_tiles = [tile_name(t) for river in runner.game.rivers for t in river]
+    open_tiles += [tile_name(m.tile) for melds in runner.game.melds for m in melds]
+    assert set(shown) <= set(open_tiles) | {tile_name(w.tile) for w in runner.game.wins}
+    await watcher.screenshot(path=str(SHOTS / "watch-390x844.png"))
+    assert await watcher.evaluate("document.documentElement.scrollWidth") <= 390
+    assert ann_errors == [] and watch_errors == []

@@ -67,6 +67,8 @@ class Truth:
                 "rivers": [names(r) for r in replay.rivers],
                 "melds": [[m.notation() for m in ms] for ms in replay.melds],
                 "over": replay.over,
+                "voids": [v.letter if v is not None else None for v in replay.voids],
+                "choosing": replay.phase.value in ("swap", "void"),
             })
             if action is not None:
                 replay.apply(action)
@@ -93,6 +95,8 @@ def check_frame(frame: dict[str, Any], truth: Truth) -> None:
         if other != seat:
             assert view["revealed"][other] == ([] if state["in_play"][other] else state["hands"][other])
     check_wins(frame, state)
+    if not state["choosing"]:  # once chosen, every void is open to all
+        assert view["voids"] == state["voids"]
     if seat is None:
         assert frame["actions"] == [] and view["drawn"] is None and view["swap_given"] == view["swap_received"] == []
     assert ("final" in frame) == frame["over"] == state["over"]
