@@ -1,5 +1,7 @@
 """One table, three views: the real bot on the fake Telegram, two people in browsers (logged in
-with initData signed by the bot's token) and one on DM buttons, all at the same runner."""
+with initData signed by the bot's token) and one on DM buttons, all at the same runner. Bob
+opens the table from the lobby before it starts (he sees the lobby, then his hand); Dan, in the
+group but not seated, watches."""
 
 from __future__ import annotations
 
@@ -49,10 +51,15 @@ def web_app_button(telegram: FakeTelegram, user):
     return None
 
 
+def signed_login(telegram: FakeTelegram, user) -> str:
+    return sign_init_data({"auth_date": str(int(time.time())),
+                           "user": f'{{"id":{user.id},"first_name":"{user.first_name}"}}'}, telegram.token)
+
+
 async def test_two_browsers_and_one_person_on_dm_buttons_play_one_hand(telegram, start_bot, browser) -> None:
     app = await start_bot(**WEB)
-    alice, bob, carol = telegram.user("Alice"), telegram.user("Bob"), telegram.user("Carol")
-    group = telegram.group("Friends", members=[alice, bob, carol], admins=[alice])
+    alice, bob, carol, dan = (telegram.user(name) for name in ("Alice", "Bob", "Carol", "Dan"))
+    group = telegram.group("Friends", members=[alice, bob, carol, dan], admins=[alice])
     for user in (alice, bob, carol):
         await user.start()
     await alice.send(group, "/newgame")
@@ -60,26 +67,35 @@ async def test_two_browsers_and_one_person_on_dm_buttons_play_one_hand(telegram,
     table_id = int(lobby.text.split("#")[1].split()[0])
     links = [b.url for b in lobby.buttons if b.text == "Open the table"]  # the Mini App's direct link
     assert links and links[0].endswith(f"/table?startapp={table_id}") and links[0].startswith("https://t.me/")
+    server = app.bot_data[SERVER_KEY]
+
+    async def open_table(user):
+        context = await browser.new_context(viewport={"width": 390, "height": 844})
+        page = await context.new_page()
+        await page.goto(f"{server.url}?table={table_id}#tgWebAppData={quote(signed_login(telegram, user))}")
+        return page
+
     for user in (bob, carol):
         await (await user.press(lobby, "Join")).answer()
     await telegram.wait_for(lambda: "Carol" in lobby.text, what="Carol in the lobby")
+    pages = {"Bob": await open_table(bob)}  # from the lobby's link, before the hand is dealt
+    await pages["Bob"].locator("#lobby").wait_for(state="visible")
+    assert "Alice" in await pages["Bob"].inner_text("#lobby") and "Bob (You)" in await pages["Bob"].inner_text("#lobby")
     await start_game(telegram, alice, lobby)
 
     live = app.bot_data[TABLES_KEY]
     await telegram.wait_for(lambda: live.runners, what="the hand to start")
     runner = next(iter(live.runners.values()))
-    server = app.bot_data[SERVER_KEY]
-    pages = {}
+    assert (await wait_for_frame(pages["Bob"]))["seat"] == runner.seat_of(bob.id)  # the lobby turned into the hand
     for user in (alice, bob):  # each gets a DM with a web_app button that opens this table
         button = await telegram.wait_for(lambda u=user: web_app_button(telegram, u), what="the table button")
         assert button.web_app == f"https://table.example/?table={runner.table_id}"
-        init_data = sign_init_data({"auth_date": str(int(time.time())),
-                                    "user": f'{{"id":{user.id},"first_name":"{user.first_name}"}}'},
-                                   telegram.token)
-        context = await browser.new_context(viewport={"width": 390, "height": 844})
-        pages[user.first_name] = page = await context.new_page()
-        await page.goto(f"{server.url}?table={runner.table_id}#tgWebAppData={quote(init_data)}")
-        await wait_for_frame(page)
+    pages["Alice"] = await open_table(alice)
+    await wait_for_frame(pages["Alice"])
+    watcher = await open_table(dan)  # in the group, not seated: the open table only
+    watched = await wait_for_frame(watcher)
+    assert watched["seat"] is None and watched["view"]["hand"] == [] and watched["actions"] == []
+    assert await watcher.locator("#hand button").count() == 0
 
     # Alice chooses her three tiles on the DM buttons, then plays on in the browser.
     alice_dm, carol_dm = HumanPlayer(telegram, alice), HumanPlayer(telegram, carol)
@@ -94,7 +110,8 @@ async def test_two_browsers_and_one_person_on_dm_buttons_play_one_hand(telegram,
 
     await play_until_over(list(pages.values()), others=carol_dm.act, timeout=180)
     assert runner.game.over and carol_dm.presses > 0
-    for page in pages.values():  # both pages show the same settlement the group gets
+    for page in [*pages.values(), watcher]:  # every page shows the same settlement the group gets
+        await page.wait_for_function("() => window.xuezhan.frame.over")
         shown = await page.evaluate("window.xuezhan.frame")
         assert shown["final"]["chips"] == runner.game.chips()
         assert not shown["can_next"]  # the group's card decides the next hand
