@@ -42,6 +42,7 @@ import asyncio
 import contextlib
 import os
 import re
+import shutil
 import signal
 import socket
 import sys
@@ -387,10 +388,16 @@ async def _profile(options: Options, pid: int, n: int, seconds: float) -> asynci
         return None
     out = options.profile.with_name(f"{options.profile.stem}-{n}{options.profile.suffix}")
     return await asyncio.create_subprocess_exec(
-        "py-spy", "record", "--pid", str(pid), "--duration", str(int(seconds)), "--rate", "50", "--nonblocking",
+        py_spy(), "record", "--pid", str(pid), "--duration", str(int(seconds)), "--rate", "50", "--nonblocking",
         "--threads", "--format", "raw", "--output", str(out),
         stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL,
     )
+
+
+def py_spy() -> str:
+    """py-spy from PATH, else the one installed beside this interpreter (a venv not activated)."""
+    beside = Path(sys.executable).parent / "py-spy"
+    return shutil.which("py-spy") or str(beside)
 
 
 def _count_calls(phase: Phase, rows: list) -> None:

@@ -8,7 +8,7 @@ facts, so a group picture cannot show a hidden hand.
 
 from rendering.cards import render_result_card, render_score_card
 from rendering.chart import render_tally_chart
-from rendering.encode import encode_jpeg, encode_png
+from rendering.encode import encode_jpeg, encode_photo, encode_png
 from rendering.hand import display_order, render_hand
 from rendering.limits import MAX_SIDE
 from rendering.models import (
@@ -40,6 +40,7 @@ __all__ = [
     "TileStyle",
     "display_order",
     "encode_jpeg",
+    "encode_photo",
     "encode_png",
     "render_hand",
     "render_result_card",

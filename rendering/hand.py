@@ -119,10 +119,10 @@ def render_hand(
     every = [*slots, *drawn_slots]
     for i, slot in enumerate(every):
         row, x = placed[("tile", i)]
-        paste_row(img, [slot], margin + x, top + row * row_h, tw)
+        paste_row(img, [slot], margin + x, top + row * row_h, tw, theme.FELT)
     for m, group in enumerate(meld_groups):
         row, x = placed[("meld", m)]
-        paste_row(img, group, margin + x, top + row * row_h, tw)
+        paste_row(img, group, margin + x, top + row * row_h, tw, theme.FELT)
 
     if labels is not None:
         size = round(tw * 0.3)

@@ -14,7 +14,8 @@ from PIL import Image
 from engine.tiles import Meld, MeldKind, Tile
 from rendering import theme
 from rendering.limits import shrink_to_limit
-from rendering.tiles import TileStyle, render_tile, tile_height
+from rendering.theme import Color
+from rendering.tiles import TileStyle, render_tile, tile_height, tile_on
 
 # Spacing as shares of the tile width, so that every size looks alike.
 TILE_GAP = 0.04
@@ -50,26 +51,33 @@ def groups_width(groups: Sequence[Sequence[Slot]], tile_width: int) -> int:
     return sum(row_width(len(g), tile_width) for g in present) + (len(present) - 1) * group_gap(tile_width)
 
 
-def paste_row(canvas: Image.Image, slots: Iterable[Slot], x: float, y: float, tile_width: int) -> int:
-    """Paste tiles left to right from (x, y); returns the x just past the last tile."""
+def paste_row(canvas: Image.Image, slots: Iterable[Slot], x: float, y: float, tile_width: int,
+              on: Color | None = None) -> int:
+    """Paste tiles left to right from (x, y); returns the x just past the last tile.
+
+    ``on``: the plain colour under the whole row, so opaque tiles can be copied (``tile_on``)."""
     x, y = round(x), round(y)
     step = tile_width + gap(tile_width)
     end = x
     for tile, style in slots:
-        sprite = render_tile(tile, tile_width, style)
-        canvas.paste(sprite, (x, y), sprite)
+        if on is None:
+            sprite = render_tile(tile, tile_width, style)
+            canvas.paste(sprite, (x, y), sprite)
+        else:
+            canvas.paste(tile_on(tile, tile_width, style, on), (x, y))
         end = x + tile_width
         x += step
     return end
 
 
-def paste_groups(canvas: Image.Image, groups: Sequence[Sequence[Slot]], x: float, y: float, tile_width: int) -> float:
+def paste_groups(canvas: Image.Image, groups: Sequence[Sequence[Slot]], x: float, y: float, tile_width: int,
+                 on: Color | None = None) -> float:
     """Paste several rows separated by a group gap (melds); returns the x past the last one."""
     end = x
     for group in groups:
         if not group:
             continue
-        end = paste_row(canvas, group, x, y, tile_width)
+        end = paste_row(canvas, group, x, y, tile_width, on)
         x = end + group_gap(tile_width)
     return end
 

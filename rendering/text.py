@@ -251,10 +251,12 @@ def _run_width(run: Run, size: int) -> float:
     return _font(run.file, size).getlength(run.text) + 2 * run.stroke
 
 
+@lru_cache(maxsize=8192)  # the same names, numbers and labels are measured on every picture
 def text_width(text: str, size: int, bold: bool = False) -> float:
     return sum(_run_width(r, size) for r in runs(text, size, bold))
 
 
+@lru_cache(maxsize=4096)
 def fit(text: str, size: int, max_width: float, bold: bool = False) -> str:
     """``text`` shortened with an ellipsis (between clusters) so that it fits ``max_width`` px."""
     text = clean(text)

@@ -51,6 +51,19 @@ def render_tile(tile: Tile | None, width: int = 64, style: TileStyle = TileStyle
 
 
 @lru_cache(maxsize=2048)
+def tile_on(tile: Tile | None, width: int, style: TileStyle, background: Color) -> Image.Image:
+    """``render_tile`` already laid on a plain ``background``: an opaque RGB image.
+
+    Pasting it is a plain copy, several times cheaper than blending the sprite's alpha on every
+    picture; the pixels are the same wherever the tile sits on that colour.
+    """
+    sprite = render_tile(tile, width, style)
+    out = Image.new("RGB", sprite.size, background)
+    out.paste(sprite, (0, 0), sprite)
+    return out
+
+
+@lru_cache(maxsize=2048)
 def _sprite(tile: Tile | None, width: int, style: TileStyle) -> Image.Image:
     w, h = width * SUPERSAMPLE, tile_height(width) * SUPERSAMPLE
     img = Image.new("RGBA", (w, h), (0, 0, 0, 0))

@@ -47,7 +47,7 @@ from bot.table import callbacks, views
 from bot.table.runner import TableRunner, settlement_key
 from engine.events import Event, EventType
 from engine.game import Phase
-from rendering import ResultCard, TableView, encode_png, render_result_card
+from rendering import ResultCard, TableView, encode_photo, encode_png, render_result_card
 from rendering.screen import render_seat_screen, shared_table
 from storage import Storage
 
@@ -237,7 +237,7 @@ class TelegramPresenter:
     async def _group_png(self, show: TableShow, view: TableView) -> bytes:
         """The table picture of ``view``, drawn once per state."""
         if show.group_picture is None or show.group_picture[0] != view:
-            show.group_picture = (view, await _png(shared_table, view))
+            show.group_picture = (view, await _png(shared_table, view, encode=encode_photo))
         return show.group_picture[1]
 
     async def _post_table(self, runner: TableRunner) -> None:
@@ -482,7 +482,7 @@ class TelegramPresenter:
                 if not is_not_modified(error):
                     raise
             return
-        image = await _png(render_seat_screen, *inputs)
+        image = await _png(render_seat_screen, *inputs, encode=encode_photo)
         if seat_show.message_id is not None:
             try:
                 edited = await self.bot.edit_message_media(
@@ -653,6 +653,7 @@ class UploadCache:
                 self._ids.popitem(last=False)
 
 
-async def _png(render: Callable[..., Image.Image], *args: Any) -> bytes:
-    """Render and encode off the event loop."""
-    return await asyncio.to_thread(lambda: encode_png(render(*args)))
+async def _png(render: Callable[..., Image.Image], *args: Any,
+               encode: Callable[[Image.Image], bytes] = encode_png) -> bytes:
+    """Render and encode off the event loop (live table pictures as JPEG: ``encode_photo``)."""
+    return await asyncio.to_thread(lambda: encode(render(*args)))

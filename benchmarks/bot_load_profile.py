@@ -1,0 +1,73 @@
+"""Where the bot's CPU goes: shares of py-spy's samples from ``bot_load.py --profile``.
+
+    python benchmarks/bot_load_profile.py /tmp/bot-4.txt [/tmp/bot-50.txt ...]
+
+Reads py-spy's raw (collapsed) stacks and prints, for each file, the share of all busy samples
+whose stack passes through each part of the bot. A stack is counted once per line it matches,
+so the indented lines (parts of the one above) overlap it. The event loop's own share is printed
+apart: callback answers wait for it, not for the drawing threads.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections import Counter
+from pathlib import Path
+
+# (label, indent, markers): a sample belongs to the line if any marker is in its stack.
+PARTS: list[tuple[str, int, tuple[str, ...]]] = [
+    ("drawing threads (presenter._png: draw + encode)", 0, ("_png.<locals>",)),
+    ("encode (quantize + zlib / JPEG)", 1, ("encode_png", "encode_jpeg", "encode_photo")),
+    ("render_table (incl. the DM's)", 1, ("render_table",)),
+    ("drop_blank_rows / _blank_rows", 1, ("drop_blank_rows", "_blank_rows")),
+    ("render_hand", 1, ("render_hand",)),
+    ("result cards", 1, ("render_result_card",)),
+    ("LANCZOS shrink (shrink_to_limit resize)", 1, ("shrink_to_limit",)),
+    ("PTB's request layer (building and sending calls)", 0, ("telegram/request", "telegram/_bot.py")),
+    ("httpx / httpcore", 1, ("httpx/", "httpcore/")),
+    ("storage (our code and the aiosqlite thread)", 0, ("storage/", "aiosqlite/")),
+    ("engine and computer players", 0, ("engine/",)),
+    ("PTB update handling", 0, ("telegram/ext/_application.py",)),
+    ("presenter on the event loop (views, captions, keyboards)", 0, ("bot/table/views.py",)),
+]
+
+
+def read_samples(path: Path) -> list[tuple[str, int]]:
+    """(stack, count) of each line of a py-spy raw file."""
+    out: list[tuple[str, int]] = []
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        stack, _, count = line.rpartition(" ")
+        if stack and count.isdigit():
+            out.append((stack, int(count)))
+    return out
+
+
+def shares(samples: list[tuple[str, int]]) -> tuple[int, Counter[str], int]:
+    total = sum(n for _, n in samples)
+    found: Counter[str] = Counter()
+    for stack, n in samples:
+        for label, _, markers in PARTS:
+            if any(m in stack for m in markers):
+                found[label] += n
+    loop = sum(n for stack, n in samples if "MainThread" in stack or "run_polling" in stack)
+    return total, found, loop
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("files", type=Path, nargs="+", help="py-spy raw outputs of bot_load.py --profile")
+    args = parser.parse_args(argv)
+    results = [(path, *shares(read_samples(path))) for path in args.files]
+    print(f"{'':58}" + "".join(f"{p.name[-14:]:>16}" for p, *_ in results))
+    print(f"{'busy samples':58}" + "".join(f"{t:>16}" for _, t, _, _ in results))
+    for label, indent, _ in PARTS:
+        cells = "".join(f"{100 * found[label] / t if t else 0:>15.0f}%" for _, t, found, _ in results)
+        print(f"{'  ' * indent + label:58}{cells}")
+    print(f"{'event loop thread (all it does)':58}"
+          + "".join(f"{100 * loop / t if t else 0:>15.0f}%" for _, t, _, loop in results))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
