@@ -6,7 +6,7 @@ logged state; they are queued per socket and written by that socket's own task, 
 phone never holds up the table. Actions from a page go to ``TableRunner.press`` with the
 decision's sequence, the same call a DM button makes: same lock, same checks, same log.
 
-Who is not seated at the table watches it: the open table only (``web.frames.watch_frame``).
+Who is not seated at the table watches it: the open table only (``web.frames.Moment.for_watcher``).
 A page opened before the hand is dealt (a lobby, or between hands) gets the lobby
 (``describe``: who sits where, the rules), refreshed every few seconds, until the hand starts.
 
@@ -26,7 +26,7 @@ from typing import Any, Protocol
 
 from bot.table.runner import Presenter, Refusal, TableRunner
 from engine.events import Event
-from web.frames import events_since, seat_frame, watch_frame
+from web.frames import Moment, events_since
 
 log = logging.getLogger(__name__)
 
@@ -191,10 +191,11 @@ class WebHub:
     def _send_snapshot(self, runner: TableRunner, viewer: Viewer, since: int | None) -> None:
         seat = runner.seat_of(viewer.user_id)
         missed = events_since(runner, seat, since) if since is not None else []
+        moment = Moment(runner, missed, can_next=self.next_hand is not None)
         if seat is None:
-            viewer.push(watch_frame(runner, missed))
+            viewer.push_text(moment.for_watcher())
         else:
-            viewer.push(self._frame(runner, seat, missed))
+            viewer.push_text(moment.for_seat(seat, self._remaining(runner, seat)))
 
     async def detach(self, viewer: Viewer) -> None:
         viewers = self.viewers.get(viewer.table_id)
@@ -238,19 +239,17 @@ class WebHub:
     # --- frames -------------------------------------------------------------------------------
 
     def _broadcast(self, runner: TableRunner, events: Sequence[Event], only_seat: int | None = None) -> None:
-        watched: str | None = None  # one frame for everyone watching, encoded once
-        for viewer in self.viewers.get(runner.table_id, ()):
+        viewers = self.viewers.get(runner.table_id)
+        if not viewers:
+            return
+        moment = Moment(runner, events, can_next=self.next_hand is not None)
+        for viewer in viewers:
             seat = runner.seat_of(viewer.user_id)
             if seat is None:
                 if only_seat is None:
-                    watched = watched or encode(watch_frame(runner, events))
-                    viewer.push_text(watched)
+                    viewer.push_text(moment.for_watcher())
             elif only_seat is None or seat == only_seat:
-                viewer.push(self._frame(runner, seat, events))
-
-    def _frame(self, runner: TableRunner, seat: int, events: Sequence[Event]) -> dict[str, Any]:
-        return seat_frame(runner, seat, events, remaining=self._remaining(runner, seat),
-                          can_next=self.next_hand is not None)
+                viewer.push_text(moment.for_seat(seat, self._remaining(runner, seat)))
 
     def _remaining(self, runner: TableRunner, seat: int) -> float | None:
         """Seconds left on the seat's decision: the runner's timer starts when its prompt opens

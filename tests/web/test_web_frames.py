@@ -23,7 +23,7 @@ from engine.rules import RuleSet
 from engine.tiles import tile_name
 from storage.models import PlayerKind, TableStatus
 from web.auth import seat_token
-from web.frames import event_entries, win_entries
+from web.frames import OPEN_VIEW_KEYS, event_entries, own_view, win_entries
 from web.local import LOCAL_CHAT_ID
 
 TILE = re.compile(r"^[1-9][mps]$")
@@ -264,3 +264,21 @@ async def test_a_page_for_a_table_that_does_not_exist_is_told_so(local) -> None:
         await ws.send_json({"hello": {"watch": 999}})
         replies = [await ws.receive_json(timeout=5) for _ in range(2)]
     assert replies[1] == {"type": "error", "key": "no_table"}
+
+
+def test_a_frames_shared_and_own_parts_make_up_exactly_the_seats_view() -> None:
+    """Frames join the part every seat sees alike (encoded once) with each seat's own part: over
+    whole hands of computer players, the two parts are exactly the engine's view of each seat."""
+    for preset, seed in (("chengdu", 1), ("xueliu", 2), ("classic", 3)):
+        rules = RuleSet.preset(preset)
+        game, players = Game(rules, seed, seed % 4), [player_for_level("normal", rules, seed + s) for s in range(4)]
+        while True:
+            for seat in range(4):
+                full = game.view(seat).to_dict()
+                del full["legal"], full["wins"]
+                shared = {key: game.view((seat + 1) % 4).to_dict()[key] for key in OPEN_VIEW_KEYS}
+                assert {**shared, **own_view(game.view(seat), game)} == full
+            if game.over:
+                break
+            seat = game.pending_seats()[0]
+            game.apply(players[seat].choose(game.view(seat), game.legal_actions(seat)))
