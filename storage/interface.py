@@ -274,8 +274,10 @@ class Storage(Protocol):
         """Hold the table against other processes' decisions for the block (free with one process)."""
         ...
 
-    async def set_timers(self, changes: Mapping[str, tuple[float, JSON] | None]) -> None:
-        """Set timers by key (due in ``seconds``, with ``data``) or cancel them (``None``), in one unit."""
+    async def set_timers(self, changes: Mapping[str, tuple[float, JSON] | None], *,
+                         keep_existing: bool = False) -> None:
+        """Set timers by key (due in ``seconds``, with ``data``) or cancel them (``None``), in one unit;
+        ``keep_existing`` leaves a key already set as it is."""
         ...
 
     async def claim_timers(self, worker: str, lease_seconds: float, limit: int = 50) -> list[Timer]:

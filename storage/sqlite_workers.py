@@ -38,9 +38,11 @@ class WorkersCoordination(SqliteBase):
         own ``asyncio.Lock`` already does, and this lock is free."""
         yield
 
-    async def set_timers(self, changes: Mapping[str, TimerChange]) -> None:
+    async def set_timers(self, changes: Mapping[str, TimerChange], *, keep_existing: bool = False) -> None:
         """Set (due ``seconds`` from now, with ``data``) or cancel (``None``) timers by key, in one
-        unit. Setting a key again replaces its due time and data and drops any claim on it."""
+        unit. Setting a key again replaces its due time and data and drops any claim on it, unless
+        ``keep_existing``: then a key already set stays as it is (several workers starting at once
+        each ask for the same one-off job; one row, fired once)."""
         now = self._now_ms()
         rows = []
         for key, change in changes.items():
@@ -55,11 +57,11 @@ class WorkersCoordination(SqliteBase):
             if cancelled:
                 await db.executemany("DELETE FROM timers WHERE key = ?", cancelled)
             if rows:
+                on_conflict = "DO NOTHING" if keep_existing else (
+                    "DO UPDATE SET due_at = excluded.due_at, data = excluded.data, "
+                    "claimed_by = NULL, claimed_at = NULL")
                 await db.executemany(
-                    "INSERT INTO timers (key, due_at, data) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET "
-                    "due_at = excluded.due_at, data = excluded.data, claimed_by = NULL, claimed_at = NULL",
-                    rows,
-                )
+                    f"INSERT INTO timers (key, due_at, data) VALUES (?, ?, ?) ON CONFLICT (key) {on_conflict}", rows)
 
         await self._run(unit)
 

@@ -90,6 +90,8 @@ async def test_timers_are_cancelled_and_set_in_one_call(store):
     assert sorted(await store.timers()) == ["b", "c"]
     with pytest.raises(InvalidWrite):
         await store.set_timers({"d": (-1, {})})
+    await store.set_timers({"b": (9, {"x": 2}), "e": (3, {})}, keep_existing=True)  # b stays as it was
+    assert (await store.timers())["b"][1] == {"x": 1} and "e" in await store.timers()
 
 
 async def test_claims_come_earliest_first_and_at_most_the_limit(store, clock):

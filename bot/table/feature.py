@@ -29,6 +29,7 @@ from bot.table.presenter import TelegramPresenter
 from bot.table.runner import Limits, Refusal, settlement_key
 from bot.table.table_rules import TABLE_RULES_PATTERN, table_rules_press
 from bot.table.tables import OWED_TICK_SECONDS, JobQueueScheduler, Tables, table_languages
+from bot.table.timers import DatabaseScheduler
 from bot.webapp import lobby_link
 from engine.rules import RuleSet
 from storage import NotFound, StorageError
@@ -61,7 +62,12 @@ async def on_start(app: AnyApplication) -> None:
     languages = functools.partial(table_languages, found.storage, settings.lang)
     presenter = TelegramPresenter(app.bot, found.storage, languages, group_interval=settings.group_update_seconds)
     limits = Limits(settings.discard_seconds, settings.claim_seconds, settings.computer_delay)
-    live = Tables(found.storage, presenter, JobQueueScheduler(app.job_queue), limits)
+    if found.storage.shared:  # several workers may serve the tables: timers live in the database
+        scheduler = DatabaseScheduler(found.storage, lambda timer: live.fire(timer))
+        live = Tables(found.storage, presenter, scheduler, limits)
+        scheduler.begin()
+    else:
+        live = Tables(found.storage, presenter, JobQueueScheduler(app.job_queue), limits)
     app.bot_data[TABLES_KEY] = live
     await live.resume_all()
     app.job_queue.run_repeating(lambda _: live.retry_owed(), interval=OWED_TICK_SECONDS, name="xz-owed-posts")
@@ -470,7 +476,7 @@ async def kick(update: Update, context: Context) -> None:
     if not await is_manager(context, table, user.id):
         await message.reply_text(texts.t("Only the table's creator or a group admin can do that."))
         return
-    runner = tables(context).runners.get(table.id)
+    runner = await tables(context).live_runner(table.id)
     target = None
     replied = message.reply_to_message
     if replied is not None and replied.from_user is not None:
@@ -490,7 +496,7 @@ async def kick(update: Update, context: Context) -> None:
 
 async def hand_over_seat(context: Context, message: Message, table: Table, user_id: int, notice: str,
                          texts: Translator) -> None:
-    runner = tables(context).runners.get(table.id)
+    runner = await tables(context).live_runner(table.id)
     seat = runner.seat_of(user_id) if runner is not None else None
     if runner is None or seat is None or not await runner.hand_to_computer(seat):
         await message.reply_text(texts.t("That seat is already played by the computer."))
@@ -593,7 +599,12 @@ async def game_press(update: Update, context: Context) -> None:
         return
     texts = await texts_for(update, context)
     press = callbacks.parse_game(query.data)
-    runner = tables(context).runners.get(press.table_id) if press else None
+    try:
+        runner = await tables(context).live_runner(press.table_id) if press else None
+    except StorageError:
+        log.exception("table %s: could not find its hand in play", press.table_id if press else None)
+        await query.answer(texts.t("Something went wrong; please try again."))
+        return
     if press is None or runner is None:
         await query.answer(texts.t("This hand is over."))
         return

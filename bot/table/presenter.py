@@ -205,6 +205,40 @@ class TelegramPresenter:
             show.message_id, show.group_shown = None, None
             self._enqueue(runner, lambda: self._post_table(runner))
 
+    # --- several workers ---------------------------------------------------------------------
+
+    async def attach(self, runner: TableRunner) -> None:
+        """Take up the messages of a hand another worker dealt and shows (ids from storage), posting
+        nothing: this worker edits them from its next change on."""
+        if runner.table_id not in self._shows:
+            group_lang, seat_langs = await self.languages(runner)
+            show = self._shows[runner.table_id] = TableShow(translator(group_lang),
+                                                            [translator(x) for x in seat_langs])
+            for seat in range(len(runner.seats)):
+                if runner.human(seat):
+                    show.seats[seat] = SeatShow()
+        await self.caught_up(runner)
+
+    async def caught_up(self, runner: TableRunner) -> None:
+        """Another worker moved the table on and showed it: what this worker remembers of the
+        messages is stale, so its next update draws them in full. The decisions it shows are
+        noted as pinged (the other worker pinged them) without a reminder of this worker's."""
+        show = self._shows.get(runner.table_id)
+        if show is None:
+            return
+        table = await self.storage.get_table(runner.table_id)
+        show.message_id, show.group_shown = table.message_id or show.message_id, None
+        for seat, seat_show in show.seats.items():
+            seat_show.message_id = table.dm_message_ids[seat] or seat_show.message_id
+            seat_show.picture = seat_show.caption = seat_show.buttons = None
+            seat_show.expiries = runner.state[seat].expiries
+            state = runner.state[seat]
+            seat_show.decision = None if (state.auto or runner.game.over) else state.prompt_seq
+            seat_show.ping_for = seat_show.decision
+            if seat_show.reminder is not None:
+                seat_show.reminder.cancel()
+                seat_show.reminder = None
+
     # --- languages ---------------------------------------------------------------------------
 
     def group_texts(self, runner: TableRunner) -> Translator:
@@ -280,6 +314,8 @@ class TelegramPresenter:
     async def _edit_table(self, runner: TableRunner, show: TableShow) -> None:
         if show.message_id is None or self._group_wanted(runner, show) == show.group_shown:
             return  # nothing the group can see changed
+        if await runner.behind():
+            return  # another worker moved the table on, and shows it
         await self._group_budget(show)
         async with self._turn(runner.chat_id):
             view, caption = self._group_wanted(runner, show)  # the latest, after the wait
@@ -452,6 +488,8 @@ class TelegramPresenter:
         buttons = markup.to_dict() if markup is not None else None
         if not redraw and caption == seat_show.caption and buttons == seat_show.buttons:
             return  # nothing to change: no turn taken
+        if await runner.behind():
+            return  # another worker moved the table on, and shows it
         try:
             async with self._turn(user_id):
                 inputs, caption, markup = self._seat_wanted(runner, seat)  # the latest, after the wait

@@ -8,6 +8,15 @@ is rebuilt from the log, so memory never runs ahead of what is stored.
 
 Telegram is not imported here: output goes through ``Presenter`` and timers through
 ``Scheduler``, so the table's logic reads (and tests) without the wire.
+
+**Several workers** (``storage.shared``, PostgreSQL): any process may receive the next press for
+a table, so each holds a copy of the hand. Every decision then runs under the table's lock across
+processes (``storage.table_lock``) and first catches the copy up from the log: the actions other
+workers logged since, and the seat states they saved (open prompts, 托管, left seats, run-out
+timers, swap picks). At its end it saves the seat states and the table's timers, so the next
+worker to hold the lock finds them. A copy that is behind therefore never writes a conflicting
+action, and a press that reaches two workers applies once. A ``wake`` timer, pushed back by every
+step, brings the table back on another worker if the one deciding for it dies mid-step.
 """
 
 from __future__ import annotations
@@ -16,7 +25,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -28,10 +37,11 @@ from engine.events import Event
 from engine.game import Game, Phase
 from engine.rules import RuleSet
 from storage import HandClosed, InvalidWrite, NotFound, SequenceConflict, Storage
-from storage.models import Hand
+from storage.models import JSON, Hand, HandStatus
 
 log = logging.getLogger(__name__)
 
+WAKE_AFTER_SECONDS = 10.0  # beyond the longest decision: a table this quiet lost its worker
 RETRY_FIRST_SECONDS = 0.2
 RETRY_MAX_SECONDS = 5.0
 SLOW_STORAGE_NOTICE_SECONDS = 10.0
@@ -40,6 +50,20 @@ REFUSALS = (HandClosed, InvalidWrite, NotFound, SequenceConflict)  # storage sai
 
 # Computer players think here, apart from the default pool that storage and rendering share.
 _THINKING = ThreadPoolExecutor(max_workers=2, thread_name_prefix="xz-computer")
+
+
+def parse_timer(key: str) -> tuple[str, int, int | None] | None:
+    """``(kind, table id, seat)`` of a runner's timer key: ``xz-timer:<table>:<seat>`` is a decision's
+    deadline, ``xz-wake:<table>`` the watch over a table whose worker may have died."""
+    kind, _, rest = key.partition(":")
+    parts = rest.split(":")
+    if not all(p.lstrip("-").isdigit() for p in parts):
+        return None
+    if kind == "xz-timer" and len(parts) == 2:
+        return "deadline", int(parts[0]), int(parts[1])
+    if kind == "xz-wake" and len(parts) == 1:
+        return "wake", int(parts[0]), None
+    return None
 
 
 def settlement_key(hand_id: int) -> str:
@@ -141,6 +165,9 @@ class TableRunner:
         ]
         self._driver: asyncio.Task[None] | None = None
         self.closed = False
+        self.shared = bool(getattr(storage, "shared", False))  # other processes may decide for this table too
+        self._saved_states: JSON | None = None  # the seat states as last saved or loaded
+        self._states_version = 0
 
     # --- facts the presenter and handlers ask for ----------------------------------------
 
@@ -171,16 +198,42 @@ class TableRunner:
     # --- life cycle --------------------------------------------------------------------
 
     async def start(self, resumed: bool = False) -> None:
-        async with self.lock:
+        async with self._deciding():
             self._refresh_decisions()
+            self._arm_wake()
         await self.presenter.hand_started(self, resumed)
         self._kick()
 
+    async def attach(self) -> None:
+        """Take up a hand another worker started (several workers): catch up, show nothing new."""
+        async with self._deciding():
+            self._refresh_decisions()  # prompts the seat states did not hold open (never saved, or older)
+        attach = getattr(self.presenter, "attach", None)
+        if attach is not None:
+            await attach(self)
+        self._kick()
+
+    async def wake(self) -> None:
+        """The table was quiet past every deadline (its worker may have died mid-step): catch up,
+        set the deadlines of the open decisions again, and let the computer players go on."""
+        async with self._deciding():
+            if self.game.over or self.closed:
+                return
+            for seat in range(SEATS):
+                if self.state[seat].prompt_seq is not None and not self.controlled(seat):
+                    self._start_timer(seat, self.state[seat].prompt_seq)  # type: ignore[arg-type]
+        for seat in range(SEATS):
+            if self.human(seat) and self.state[seat].prompt_seq is not None:
+                await self.presenter.prompt(self, seat)
+        self._kick()
+
     async def close(self) -> None:
-        """Stop timers and the computer players (the hand itself stays as logged)."""
+        """Stop timers and the computer players (the hand itself stays as logged). With several
+        workers the timers are the table's, not this copy's: they stay for whoever serves it."""
         self.closed = True
         for seat in range(SEATS):
-            self.scheduler.cancel(self._timer_name(seat))
+            if not self.shared:
+                self.scheduler.cancel(self._timer_name(seat))
         if self._driver is not None and self._driver is not asyncio.current_task():
             self._driver.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -190,7 +243,7 @@ class TableRunner:
 
     async def press(self, user_id: int, seq: int, code: str) -> None:
         """A button pressed by ``user_id``; raises ``Refusal`` when it changes nothing."""
-        async with self.lock:
+        async with self._deciding():
             seat = self.seat_of(user_id)
             if seat is None:
                 raise Refusal("not_your_seat")
@@ -215,6 +268,7 @@ class TableRunner:
             action = self._action_for(seat, code)
             state.expiries = 0
             await self._commit(action)
+            self._arm_wake()
         self._kick()
 
     def _toggle_swap(self, seat: int, position: int) -> None:
@@ -334,19 +388,118 @@ class TableRunner:
             state.prompt_seq, state.legal = self.logged, legal
             self.scheduler.cancel(self._timer_name(seat))
             if not self.controlled(seat):
-                seq = self.logged
-                self.scheduler.start(
-                    self._timer_name(seat),
-                    self.decision_seconds(seat),
-                    lambda seat=seat, seq=seq: self._expire(seat, seq),
-                )
+                self._start_timer(seat, self.logged)
+
+    def _start_timer(self, seat: int, seq: int) -> None:
+        name, seconds = self._timer_name(seat), self.decision_seconds(seat)
+        if self.shared:  # any worker may fire it: the timer carries the decision it is for
+            self.scheduler.start(name, seconds, lambda: self.expire(seat, seq), data={"seq": seq})  # type: ignore[call-arg]
+        else:
+            self.scheduler.start(name, seconds, lambda: self.expire(seat, seq))
 
     def _timer_name(self, seat: int) -> str:
         return f"xz-timer:{self.table_id}:{seat}"
 
-    async def _expire(self, seat: int, seq: int) -> None:
-        """Time ran out: a computer player decides; the second expiry in a row hands over the seat."""
+    def _arm_wake(self) -> None:
+        """Several workers: push back the table's watch after a step (cancel it once the hand is over)."""
+        if not self.shared:
+            return
+        name = f"xz-wake:{self.table_id}"
+        if self.game.over:
+            self.scheduler.cancel(name)
+            return
+        seconds = max(self.limits.discard_seconds, self.limits.claim_seconds) + WAKE_AFTER_SECONDS
+        self.scheduler.start(name, seconds, self.wake)
+
+    # --- several workers: one decision at a time across processes ---------------------------
+
+    @contextlib.asynccontextmanager
+    async def _deciding(self) -> AsyncIterator[None]:
+        """Hold the table for one step. With several workers: under the table's lock across
+        processes, caught up from the log first, and the seat states and timers saved after."""
         async with self.lock:
+            if not self.shared:
+                yield
+                return
+            async with self.storage.table_lock(self.table_id):
+                await self._catch_up()
+                try:
+                    yield
+                finally:
+                    await self._save_step()
+
+    async def _catch_up(self) -> None:
+        """Apply what other workers logged since this copy's last step, and take their seat states."""
+        progress = await self.storage.hand_progress(self.hand.id, self.logged)
+        events: list[Event] = []
+        try:
+            for logged in progress.actions:
+                events += self.game.apply(Action.from_dict(logged.action))
+                self.logged += 1
+        except GameError:
+            log.exception("table %s: the log does not apply to this copy; replaying it", self.table_id)
+            self.game = await self._replay_from_log()
+        if progress.hand.status is not HandStatus.PLAYING and not self.game.over:
+            self.closed = True  # voided elsewhere (/cancel on another worker)
+        moved = bool(progress.actions)
+        if progress.version != self._states_version and progress.seat_states is not None:
+            self._load_states(progress.seat_states)
+            self._states_version = progress.version
+            moved = True
+        if moved:
+            if events:
+                self.last_events = tuple(events)
+            self._refresh_decisions()
+            caught_up = getattr(self.presenter, "caught_up", None)
+            if caught_up is not None:
+                await caught_up(self)
+
+    async def behind(self) -> bool:
+        """Several workers: whether another worker moved the table on since this copy's last step
+        (its views then show a newer state than this copy would draw)."""
+        if not self.shared:
+            return False
+        try:
+            progress = await self.storage.hand_progress(self.hand.id, self.logged)
+        except Exception:  # cannot tell: show what this copy has
+            return False
+        return bool(progress.actions) or progress.version != self._states_version
+
+    def _states(self) -> JSON:
+        return {"logged": self.logged, "seats": [
+            {"prompt": s.prompt_seq, "auto": s.auto, "left": s.left, "expiries": s.expiries, "pick": s.swap_pick}
+            for s in self.state
+        ]}
+
+    def _load_states(self, saved: JSON) -> None:
+        """Take the seat states another worker saved. Its open prompts hold only if they were saved
+        after the latest logged action (a worker that died between the two saved older ones): the
+        others open again (``_refresh_decisions``), with new deadlines."""
+        pending = set(self.game.pending_seats()) if not self.game.over else set()
+        current = saved["logged"] == self.logged
+        for seat, (state, kept) in enumerate(zip(self.state, saved["seats"], strict=True)):
+            state.auto, state.left, state.expiries = kept["auto"], kept["left"], kept["expiries"]
+            state.swap_pick = list(kept["pick"])
+            state.prompt_seq = kept["prompt"] if seat in pending and current else None
+            state.legal = tuple(self.game.legal_actions(seat)) if state.prompt_seq is not None else ()
+        self._saved_states = self._states()
+
+    async def _save_step(self) -> None:
+        """After a step: the seat states (if they changed) and the timers it set, for other workers."""
+        states = self._states()
+        if states != self._saved_states and not self.game.over:
+            try:
+                self._states_version = await self.storage.save_seat_states(self.hand.id, states)
+                self._saved_states = states
+            except Exception:  # the next step saves them; the log is the truth for the game itself
+                log.exception("table %s: could not save the seat states", self.table_id)
+        flush = getattr(self.scheduler, "flush", None)
+        if flush is not None:
+            await flush()
+
+    async def expire(self, seat: int, seq: int) -> None:
+        """Time ran out: a computer player decides; the second expiry in a row hands over the seat."""
+        async with self._deciding():
             state = self.state[seat]
             if self.closed or self.game.over or state.prompt_seq != seq or state.auto:
                 return
@@ -354,13 +507,14 @@ class TableRunner:
             if state.expiries >= 2:
                 state.auto = True
             await self._commit(await self._computer_choice(seat))
+            self._arm_wake()
             if state.auto:
                 await self.presenter.seat_controlled(self, seat, "timeout")
         self._kick()
 
     async def take_over(self, seat: int, reason: str) -> None:
         """Put a seat under computer control (托管), e.g. when its player blocked the bot."""
-        async with self.lock:
+        async with self._deciding():
             if self.state[seat].auto or self.seats[seat].computer:
                 return
             self.state[seat].auto = True
@@ -370,7 +524,7 @@ class TableRunner:
 
     async def hand_to_computer(self, seat: int) -> bool:
         """The seat's person left (/leave) or was removed (/kick): a computer plays it to the end."""
-        async with self.lock:
+        async with self._deciding():
             state = self.state[seat]
             if self.seats[seat].computer or state.left or self.game.over or self.closed:
                 return False
@@ -396,7 +550,7 @@ class TableRunner:
         while not self.closed:
             if self.limits.computer_delay:
                 await asyncio.sleep(self.limits.computer_delay)
-            async with self.lock:
+            async with self._deciding():
                 if self.game.over or self.closed:
                     return
                 seat = next((s for s in self.game.pending_seats() if self.controlled(s)), None)
@@ -404,6 +558,7 @@ class TableRunner:
                     return
                 try:
                     await self._commit(await self._computer_choice(seat))
+                    self._arm_wake()
                 except GameError:
                     log.exception("table %s: computer player chose an illegal action", self.table_id)
                     return

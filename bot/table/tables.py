@@ -20,13 +20,13 @@ from telegram.ext import ContextTypes, JobQueue
 
 from bot.i18n import supported
 from bot.table.presenter import TelegramPresenter
-from bot.table.runner import Limits, SeatPlayer, TableRunner, settlement_key
+from bot.table.runner import Limits, SeatPlayer, TableRunner, parse_timer, settlement_key
 from bot.table.snapshots import restore_game, snapshot_of
 from engine.actions import Action, GameError
 from engine.game import Game
 from engine.rules import RuleSet
 from storage import Storage
-from storage.models import Hand, PlayerKind, Table, TableStatus
+from storage.models import Hand, PlayerKind, Table, TableStatus, Timer
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +36,7 @@ ORPHAN_GRACE_SECONDS = 3.0
 OWED_TICK_SECONDS = 10.0
 OWED_FIRST_RETRY_SECONDS = 20.0
 OWED_MAX_RETRY_SECONDS = 600.0
+RESUME_TIMER = "xz-resume:"  # + table id: a hand to resume after a start (several workers: once, by one)
 
 
 class JobQueueScheduler:
@@ -69,7 +70,11 @@ async def table_languages(storage: Storage, default_language: str, runner: Table
 
 
 class Tables:
-    def __init__(self, storage: Storage, presenter: TelegramPresenter, scheduler: JobQueueScheduler,
+    """The live hands of this process. With several workers (``storage.shared``) they are copies:
+    ``live_runner`` finds (or takes up) a table's hand in play as the database has it, and the
+    timers any worker set fire here through ``fire``."""
+
+    def __init__(self, storage: Storage, presenter: TelegramPresenter, scheduler: Any,
                  limits: Limits) -> None:
         self.storage = storage
         self.presenter = presenter
@@ -84,6 +89,8 @@ class Tables:
         self.away: dict[int, list[int]] = {}  # chat id -> tables closed while the bot was out of the group
         self._closing: dict[int, asyncio.Task[None]] = {}
         self._owed_attempts: dict[str, tuple[int, float]] = {}  # key -> (tries so far, next try at)
+        self.shared = storage.shared
+        self._taking_up: dict[int, asyncio.Lock] = {}  # table id -> one worker task takes a hand up at a time
 
     def chat_lock(self, chat_id: int) -> asyncio.Lock:
         """Serialises a chat's lobby changes (updates are handled concurrently)."""
@@ -122,7 +129,14 @@ class Tables:
 
     async def resume_all(self) -> None:
         """After a restart: every playing hand continues where its log ends (from its snapshot
-        where that agrees with the log), or is voided."""
+        where that agrees with the log), or is voided. With several workers starting together,
+        each hand is resumed once, by the worker that claims its resume timer."""
+        if self.shared:
+            hands = await self.storage.unfinished_hands()
+            await self.storage.set_timers({f"{RESUME_TIMER}{u.table.id}": (0, {"hand": u.hand.id}) for u in hands},
+                                          keep_existing=True)
+            await self.post_owed()
+            return
         snapshots = await self.storage.hand_snapshots()
         for unfinished in await self.storage.unfinished_hands():
             hand, table = unfinished.hand, unfinished.table
@@ -137,6 +151,63 @@ class Tables:
             runner = await self._runner(table, hand, game)
             await runner.start(resumed=True)
         await self.post_owed()
+
+    async def live_runner(self, table_id: int) -> TableRunner | None:
+        """The table's runner for its hand in play (or its finished hand's, which answers "hand over").
+
+        With several workers the hand may have been dealt, or moved on, by another worker: the
+        database says which hand is in play, and a copy of it is taken up here when this worker
+        has none (restored from the log; the runner catches up at each step anyway)."""
+        local = self.runners.get(table_id)
+        if not self.shared:
+            return local
+        async with self._taking_up.setdefault(table_id, asyncio.Lock()):
+            hand_id = await self.storage.playing_hand(table_id)
+            local = self.runners.get(table_id)
+            if hand_id is None or (local is not None and local.hand.id == hand_id):
+                return local
+            hand, table = await self.storage.get_hand(hand_id), await self.storage.get_table(table_id)
+            actions = [Action.from_dict(a.action) for a in await self.storage.hand_actions(hand_id)]
+            game = restore_game(RuleSet.from_dict(hand.rules), hand, actions, None)
+            runner = await self._runner(table, hand, game)
+            await runner.attach()
+            return runner
+
+    async def fire(self, timer: Timer) -> None:
+        """A timer from the database, claimed by this worker: a decision's deadline, a table's
+        watch, or a hand to resume after a start."""
+        if timer.key.startswith(RESUME_TIMER):
+            await self._resume_one(int(timer.key[len(RESUME_TIMER):]))
+            return
+        parsed = parse_timer(timer.key)
+        if parsed is None:
+            log.warning("unknown timer %r; dropped", timer.key)
+            return
+        kind, table_id, seat = parsed
+        runner = await self.live_runner(table_id)
+        if runner is None or runner.game.over:
+            return  # the hand is over (or voided): its timers are spent
+        if kind == "deadline" and seat is not None:
+            await runner.expire(seat, int(timer.data.get("seq", -1)))
+        else:
+            await runner.wake()
+
+    async def _resume_one(self, table_id: int) -> None:
+        """Several workers: after a start, one worker says the hand goes on and shows it again."""
+        async with self._taking_up.setdefault(table_id, asyncio.Lock()):
+            hand_id = await self.storage.playing_hand(table_id)
+            if hand_id is None or table_id in self.runners:
+                return
+            hand, table = await self.storage.get_hand(hand_id), await self.storage.get_table(table_id)
+            try:
+                actions = [Action.from_dict(a.action) for a in await self.storage.hand_actions(hand_id)]
+                game = restore_game(RuleSet.from_dict(hand.rules), hand, actions, None)
+            except (GameError, ValueError, KeyError) as error:
+                log.error("hand %s cannot be replayed (%s); voiding it", hand.id, error)
+                await self.storage.void_hand(hand.id, f"could not be replayed: {error}")
+                return
+            runner = await self._runner(table, hand, game)
+        await runner.start(resumed=True)
 
     async def save_snapshots(self) -> None:
         """A snapshot of every live hand, so the next start restores it instead of replaying it."""
@@ -302,6 +373,9 @@ class Tables:
                 await bot.edit_message_caption(table.chat_id, table.message_id, caption=caption, reply_markup=None)
 
     async def close(self) -> None:
+        close_timers = getattr(self.scheduler, "close", None)
+        if close_timers is not None:
+            await close_timers()
         for task in self._closing.values():
             task.cancel()
         for runner in list(self.runners.values()):
