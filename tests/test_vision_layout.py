@@ -99,3 +99,14 @@ def test_the_heap_stays_when_there_is_no_clear_hand_row() -> None:
 def test_a_grid_of_rows_is_all_kept() -> None:
     rows = [row_of_boxes(count, 0.0, origin=(60.0, 100.0 + 60.0 * r)) for r, count in enumerate((12, 12, 4))]
     assert hand_members(np.vstack(rows)).all()
+
+
+def test_a_row_whose_tiles_lean_the_same_way_unsurely_is_still_turned() -> None:
+    tops = np.tile([0.0, 0.45], (12, 1))  # each tile only somewhat sure its top points down
+    tops[:2] = [0.0, -0.2]  # and a few think the other way
+    assert upright_turns(tops) == 2
+
+
+def test_a_minority_pointing_one_way_does_not_turn_the_picture() -> None:
+    tops = np.vstack([np.tile([1.0, 0.0], (4, 1)), np.tile([0.0, 0.05], (4, 1)), np.tile([0.0, -0.05], (4, 1))])
+    assert upright_turns(tops) == 0
