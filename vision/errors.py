@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+# The largest photo file accepted (beyond it: ``too_large``). Here, not beside the decoder, so the
+# bot can check a photo's announced size without importing the recogniser (numpy) at start-up.
+MAX_BYTES = 20 * 1024 * 1024
+
 
 class VisionError(ValueError):
     """A photo that cannot be recognised, and why.

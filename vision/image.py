@@ -12,9 +12,8 @@ import warnings
 import numpy as np
 from PIL import Image, ImageOps, UnidentifiedImageError
 
-from vision.errors import VisionError
+from vision.errors import MAX_BYTES, VisionError
 
-MAX_BYTES = 20 * 1024 * 1024
 # Telegram delivers photos at most 2560 px on a side (6.5 MP); 16 MP leaves room for an image
 # sent as a file while bounding what one decode may cost (about 50 MB of RGB, not 400 MB).
 MAX_PIXELS = 16_000_000

@@ -16,6 +16,7 @@ import re
 import time
 from collections import deque
 from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Message, Update
 from telegram.error import BadRequest, TelegramError
@@ -33,8 +34,10 @@ from bot.services import texts_for
 from bot.table.views import suit_label, tile_label
 from engine.tiles import HandError, MeldKind, Suit, format_hand, make_tile
 from rendering import encode_png, render_hand, render_tiles
-from vision import Recognition, VisionError, recognize
-from vision.image import MAX_BYTES
+from vision.errors import MAX_BYTES, VisionError
+
+if TYPE_CHECKING:
+    from vision import Recognition
 
 log = logging.getLogger(__name__)
 
@@ -158,6 +161,8 @@ async def _recognise(context: Context, file_id: str) -> Recognition:
 
     The bytes live only in this call: nothing is written to disk or kept once it returns.
     """
+    from vision import recognize  # the recogniser (numpy, onnxruntime): imported at the first photo
+
     found = await context.bot.get_file(file_id)
     data = bytes(await found.download_as_bytearray())
     return await asyncio.to_thread(recognize, data)
