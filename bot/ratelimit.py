@@ -32,6 +32,7 @@ from telegram.warnings import PTBDeprecationWarning
 
 from bot.duplicates import SENDS, KnownIds, already_done, delete_copies
 from bot.messaging import fit_request
+from bot.services import HTTP_POOL_SIZE
 
 if TYPE_CHECKING:
     from bot.shared_limits import SharedTurns
@@ -40,6 +41,11 @@ log = logging.getLogger(__name__)
 
 ApiResult = bool | dict[str, Any] | list[dict[str, Any]]
 ChatKey = int | str
+
+# Calls to a chat (sends, edits, uploads) in flight at once: the rest of the HTTP pool is kept for
+# the calls without a chat, callback answers above all, so a press is answered at once even while
+# pictures upload, instead of queueing for a connection behind them.
+CHAT_CALLS_IN_FLIGHT = HTTP_POOL_SIZE - 4
 
 # The chat whose turn the current task holds (set by ``slot``, used by its next call there).
 _ADMITTED: ContextVar[ChatKey | None] = ContextVar("xuezhan_rate_slot", default=None)
@@ -74,6 +80,7 @@ class TelegramRateLimiter(BaseRateLimiter[int]):
         self._clear = asyncio.Event()  # cleared while a 429's retry_after holds every request back
         self._clear.set()
         self._known = KnownIds()  # message ids Telegram returned: bounds the search for a retry's copy
+        self._chat_calls = asyncio.Semaphore(CHAT_CALLS_IN_FLIGHT)
 
     async def initialize(self) -> None:
         if self._shared is not None:
@@ -140,7 +147,11 @@ class TelegramRateLimiter(BaseRateLimiter[int]):
             admitted = False
             await self._clear.wait()
             try:
-                result = await callback(*args, **kwargs)
+                if key is None:  # a callback answer (or getMe...): never waits behind a chat's upload
+                    result = await callback(*args, **kwargs)
+                else:
+                    async with self._chat_calls:
+                        result = await callback(*args, **kwargs)
                 self._known.note(key, result)
                 if server_retries and endpoint in SENDS:  # an earlier attempt may have been applied
                     await delete_copies(callback, kwargs, endpoint, data, result, self._known, key, floor)
