@@ -51,10 +51,13 @@ GRID = INPUT_SIZE // STRIDE
 # ---------------------------------------------------------------- scenes
 
 
-def render_scenes(count: int, seed: int, max_side: int | None = None, distractors: int = 0) -> list[Photo]:
+def render_scenes(
+    count: int, seed: int, max_side: int | None = None, distractors: int = 0, receipts: bool = False
+) -> list[Photo]:
     """``count`` scenes of the training designs, the same for the same seed (at most ``max_side`` px).
 
-    With ``distractors`` = n, every n-th scene is a photo of something else (text, objects; no tiles).
+    With ``distractors`` = n, every n-th scene is a photo of something else (text, objects; no
+    tiles; with ``receipts`` also till receipts and tables of numbers).
     """
     designs = training_designs()
     rng = random.Random(seed)
@@ -63,7 +66,7 @@ def render_scenes(count: int, seed: int, max_side: int | None = None, distractor
     for index in range(count):
         name = f"scene_{seed}_{index}"
         if distractors and index % distractors == distractors - 1:
-            photos.append(distractor_photo(rng, name, max_side))
+            photos.append(distractor_photo(rng, name, max_side, receipts))
         else:
             photos.append(scene_photo(rng, designs[index % len(designs)], name, max_side=max_side))
     print(f"rendered {count} scenes in {time.time() - start:.0f}s", flush=True)
@@ -532,6 +535,7 @@ def main() -> int:
     parser.add_argument("--init", type=Path, default=None, help="start from this exported model (fine-tune)")
     parser.add_argument("--lr", type=float, default=None, help="peak learning rate (default 1e-3 fine-tuning)")
     parser.add_argument("--distractors", type=int, default=0, help="every n-th scene shows no tiles (0: none)")
+    parser.add_argument("--receipts", action="store_true", help="distractors include receipts and number tables")
     parser.add_argument("--real-share", type=float, default=None, help="classifier: share of real photos per epoch")
     args = parser.parse_args()
     if args.data.resolve().name == "test" or "test" in args.data.resolve().parts[-2:]:
@@ -543,7 +547,7 @@ def main() -> int:
     start = time.time()
     if args.stage == "detector":
         scenes = render_scenes(
-            args.scenes if args.scenes is not None else 300, args.seed * 1000 + 1, 480, args.distractors
+            args.scenes if args.scenes is not None else 300, args.seed * 1000 + 1, 480, args.distractors, args.receipts
         )
         checks = render_scenes(40, args.seed * 1000 + 2, 480)
         if args.init is not None:
@@ -560,7 +564,7 @@ def main() -> int:
         export(model, torch.zeros(1, 3, INPUT_SIZE, INPUT_SIZE), args.out / "detector.onnx", dynamic)
     else:
         scenes = render_scenes(
-            args.scenes if args.scenes is not None else 200, args.seed * 1000 + 3, 720, args.distractors
+            args.scenes if args.scenes is not None else 200, args.seed * 1000 + 3, 720, args.distractors, args.receipts
         )
         checks = render_scenes(30, args.seed * 1000 + 4, 720)
         print(f"{len(real)} photos and {len(scenes)} scenes, {len(holdout)} photos held out", flush=True)

@@ -26,7 +26,7 @@ import random
 import numpy as np
 from PIL import Image, ImageDraw, ImageFilter, ImageFont
 from vision_data import Photo
-from vision_designs import CJK_FONTS, ROOT, Design, random_face, sprite
+from vision_designs import CJK_FONTS, LATIN_FONTS, ROOT, Design, random_face, sprite
 
 from vision.classes import NOT_SUITED
 
@@ -296,16 +296,19 @@ LATIN = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789.,:-/%$ "
 CJK = "一二三四五六七八九十万萬条筒东南西北中发白元价合计总数量号日月年店"
 
 
-def distractor_photo(rng: random.Random, name: str, max_side: int | None = None) -> Photo:
+def distractor_photo(rng: random.Random, name: str, max_side: int | None = None, receipts: bool = False) -> Photo:
     """A photo of something that is not tiles (no boxes): a page of text, a receipt, or objects.
 
     Printed text (Latin, digits, and the Chinese numerals and 万 that tiles carry) and blobs of
     colour teach both networks that such things are not tiles, so that a photo of something
-    else gets ``no_tiles``.
+    else gets ``no_tiles``. With ``receipts`` two in five are till receipts or tables of
+    numbers: a column of short prices looks much like a column of tiles lying sideways.
     """
     world = table_texture(rng, 1800, 1400)
     draw = ImageDraw.Draw(world)
-    if rng.random() < 0.7:  # a sheet of paper with lines of text
+    if receipts and rng.random() < 0.4:
+        frame = _receipt(rng, draw)
+    elif rng.random() < 0.7:  # a sheet of paper with lines of text
         width, height = rng.uniform(400, 900), rng.uniform(500, 1200)
         x0, y0 = rng.uniform(100, 1700 - width), rng.uniform(50, 1350 - height)
         paper = tuple(int(v) for v in np.asarray([rng.uniform(215, 255)] * 3) * [1, 1, rng.uniform(0.88, 1)])
@@ -342,6 +345,33 @@ def distractor_photo(rng: random.Random, name: str, max_side: int | None = None)
     fill = tuple(int(v) for v in np.asarray(world.resize((16, 16))).reshape(-1, 3).mean(axis=0))
     image = photograph(rng, world.transform(size, Image.PERSPECTIVE, coefficients, Image.BILINEAR, fillcolor=fill))
     return Photo(name, np.asarray(image), np.zeros((0, 4), np.float32), np.zeros(0, np.int64), np.zeros(0, np.float32))
+
+
+def _receipt(rng: random.Random, draw: ImageDraw.ImageDraw) -> np.ndarray:
+    """A till receipt or a table of numbers drawn on the table; returns the paper's corners."""
+    width, height = rng.uniform(300, 800), rng.uniform(600, 1300)
+    x0, y0 = rng.uniform(100, 1700 - width), rng.uniform(50, 1350 - height)
+    paper = tuple(int(v) for v in np.asarray([rng.uniform(215, 255)] * 3) * [1, 1, rng.uniform(0.88, 1)])
+    draw.rectangle((x0, y0, x0 + width, y0 + height), fill=paper)
+    size = rng.randrange(16, 44)
+    cjk = rng.random() < 0.3
+    font = ImageFont.truetype(str(rng.choice(LATIN_FONTS)), size)
+    names = ImageFont.truetype(str(CJK_FONTS[rng.randrange(2)]), size) if cjk else font
+    ink = tuple(rng.randrange(0, 80) for _ in range(3))
+    columns = rng.choice([1, 1, 2, 3])  # price columns at the right (a table has several)
+    y = y0 + size * rng.uniform(1, 3)
+    while y < y0 + height - 2 * size:
+        count = rng.randrange(3, 12)
+        item = "".join(rng.choice(CJK if cjk else LATIN[:26]) for _ in range(count // (2 if cjk else 1) + 1))
+        draw.text((x0 + size * 0.6, y), item, fill=ink, font=names)
+        for column in range(columns):
+            price = (
+                f"{rng.randrange(1, 999)}.{rng.randrange(100):02d}" if rng.random() < 0.8 else str(rng.randrange(1, 99))
+            )
+            right = x0 + width - size * 0.6 - column * size * 4.2
+            draw.text((right - draw.textlength(price, font=font), y), price, fill=ink, font=font)
+        y += size * rng.uniform(1.25, 1.9)
+    return np.asarray([[[x0, y0], [x0 + width, y0], [x0 + width, y0 + height], [x0, y0 + height]]])
 
 
 def unseen_photos(count: int = UNSEEN_COUNT) -> list[Photo]:
