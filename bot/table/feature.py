@@ -38,7 +38,9 @@ from storage.models import HandStatus, Player, PlayerKind, Table, TableStatus
 log = logging.getLogger(__name__)
 
 TABLES_KEY = "xuezhan.tables"
-PRESS_ANSWER_SECONDS = 8.0  # Telegram forgets an unanswered press after about 15 s
+# A press is answered once the runner has taken or refused it, or after this long, whichever is
+# first: the spinner stops at once even while the table's lock or the database is busy.
+ANSWER_FIRST_SECONDS = 0.05
 REFUSALS = {
     "not_your_seat": N_("This is not your seat."),
     "stale": N_("That button is out of date."),
@@ -608,13 +610,18 @@ async def game_press(update: Update, context: Context) -> None:
     if press is None or runner is None:
         await query.answer(texts.t("This hand is over."))
         return
-    # The press goes on even if this handler stops waiting: a move waiting for the database is
-    # saved once it can be, and the person hears so before Telegram gives up on the press.
+    # Answer first, then work: a press the runner has not settled within ANSWER_FIRST_SECONDS
+    # (waiting for the table's lock or the database) is answered at once and goes on; its move is
+    # saved and shown when it can be (a late refusal shows only as the DM's buttons, unchanged).
+    refused = None if runner.shared else runner.refusal(user.id, press.seq, press.code)  # shared: may be behind
+    if refused is not None:
+        await query.answer(texts.t(REFUSALS[refused]))
+        return
     pressed = asyncio.ensure_future(runner.press(user.id, press.seq, press.code))
-    done, _ = await asyncio.wait({pressed}, timeout=PRESS_ANSWER_SECONDS)
+    done, _ = await asyncio.wait({pressed}, timeout=ANSWER_FIRST_SECONDS)
     if not done:
         pressed.add_done_callback(_log_late_failure)
-        await query.answer(texts.t("Saving is slow; your move counts as soon as it is saved."))
+        await query.answer()
         return
     try:
         pressed.result()

@@ -241,25 +241,38 @@ class TableRunner:
 
     # --- decisions ---------------------------------------------------------------------
 
+    def refusal(self, user_id: int, seq: int, code: str) -> str | None:
+        """The ``Refusal`` key ``press`` would raise for this press in the state now, else None.
+
+        Cheap and without the lock, so a press can be answered before its move is made (``press``
+        checks again under the lock: the state may move on meanwhile)."""
+        seat = self.seat_of(user_id)
+        if seat is None:
+            return "not_your_seat"
+        if self.game.over or self.closed:
+            return "hand_over"
+        state = self.state[seat]
+        if code == callbacks.BACK:
+            return "stale" if not state.auto or state.left else None
+        if state.prompt_seq is None or seq != state.prompt_seq or state.auto:
+            return "stale"
+        return None
+
     async def press(self, user_id: int, seq: int, code: str) -> None:
         """A button pressed by ``user_id``; raises ``Refusal`` when it changes nothing."""
         async with self._deciding():
+            refused = self.refusal(user_id, seq, code)
+            if refused is not None:
+                raise Refusal(refused)
             seat = self.seat_of(user_id)
-            if seat is None:
-                raise Refusal("not_your_seat")
-            if self.game.over or self.closed:
-                raise Refusal("hand_over")
+            assert seat is not None
             state = self.state[seat]
             if code == callbacks.BACK:
-                if not state.auto or state.left:
-                    raise Refusal("stale")
                 state.auto = False
                 state.expiries = 0
                 self._refresh_decisions(force={seat})
                 await self.presenter.prompt(self, seat)
                 return
-            if state.prompt_seq is None or seq != state.prompt_seq or state.auto:
-                raise Refusal("stale")
             toggle = callbacks.parse_toggle(code)
             if toggle is not None:
                 self._toggle_swap(seat, toggle)
