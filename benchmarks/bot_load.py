@@ -45,6 +45,7 @@ import re
 import shutil
 import signal
 import socket
+import statistics
 import sys
 import tempfile
 import time
@@ -272,8 +273,9 @@ def bot_environment(tg: LoadTelegram, db: Path, **settings: str) -> dict[str, st
 
 
 async def run_xuezhan(n: int, seconds: float, options: Options, deployment: Deployment = Deployment(),
-                      pg: PgServer | None = None) -> Phase:
-    phase = Phase("xuezhan", n, seconds, deployment=deployment.label)
+                      pg: PgServer | None = None, tree: Path | None = None) -> Phase:
+    """One run of the bot; ``tree``: run the code of that source tree (``--before``) instead of this one."""
+    phase = Phase("xuezhan" if tree is None else f"xuezhan ({tree})", n, seconds, deployment=deployment.label)
     with tempfile.TemporaryDirectory(prefix="xuezhan-load-") as tmp:
         db: str | Path = Path(tmp) / "load.db"
         if deployment.backend == "postgresql":
@@ -281,7 +283,7 @@ async def run_xuezhan(n: int, seconds: float, options: Options, deployment: Depl
             db = await pg.create_database()
         async with LoadTelegram() as tg:
             env = bot_environment(tg, db, XUEZHAN_LANG="en", XUEZHAN_COMPUTER_DELAY=str(options.computer_delay),
-                                  **webhook_settings(deployment))
+                                  **webhook_settings(deployment), **tree_path(tree))
             command = [sys.executable, "-m", "cli.main", "run"]
             if deployment.workers is not None:
                 command += ["--workers", str(deployment.workers)]
@@ -301,6 +303,11 @@ async def run_xuezhan(n: int, seconds: float, options: Options, deployment: Depl
             problems, phase.first_errors = bot.problems()
             phase.errors.update(problems)
     return phase
+
+
+def tree_path(tree: Path | None) -> dict[str, str]:
+    """PYTHONPATH that makes ``python -m cli.main`` import ``tree``'s code ahead of the installed one."""
+    return {} if tree is None else {"PYTHONPATH": str(tree.resolve())}
 
 
 def webhook_settings(deployment: Deployment) -> dict[str, str]:
@@ -592,6 +599,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--workers", type=positive_int, nargs="+", default=None, metavar="N",
                         help="instead of the peer: SQLite with one worker, then PostgreSQL with N workers "
                         "for each N (xuezhan run --workers N, webhook mode)")
+    parser.add_argument("--before", type=Path, default=None, metavar="DIR",
+                        help="also run the bot from the source tree DIR (e.g. a git worktree of an older "
+                        "commit), between the peer and this tree's run, so before and after share the load")
+    parser.add_argument("--startups", type=int, default=0, metavar="K",
+                        help="then start the peer, --before's bot and this tree's bot K times each, "
+                        "interleaved, and print the median start-up of each")
     parser.add_argument("--profile", type=Path, default=None,
                         help="record the bot with py-spy in each window, to FILE-<tables>.<ext> (collapsed stacks)")
     args = parser.parse_args(argv)
@@ -612,11 +625,44 @@ async def main_async(args: argparse.Namespace) -> int:
         if not args.no_peer:
             peer = await run_peer(n, args.seconds, options)
             print_phase(peer)
+        if args.before is not None:
+            before = await run_xuezhan(n, args.seconds, options, tree=args.before)
+            print_phase(before)
+            pairs.append((before, peer))
         mine = await run_xuezhan(n, args.seconds, options)
         print_phase(mine)
         pairs.append((mine, peer))
     print_ratios(pairs)
+    if args.startups:
+        await compare_startups(args.startups, args.before)
     return 0
+
+
+async def compare_startups(repeats: int, before: Path | None) -> None:
+    """Start-up to the first getUpdates, each bot started ``repeats`` times in turn: the medians.
+
+    One start-up swings with what else the machine does at that second (0.35-0.65 s for the peer
+    in one session); interleaving the bots and taking medians makes their ratio comparable."""
+    bots: list[tuple[str, list[str], dict[str, str]]] = [("minimal PTB bot", [str(ROOT / "minimal_bot.py")], {})]
+    if before is not None:
+        bots.append((f"xuezhan ({before})", ["-m", "cli.main", "run"], tree_path(before)))
+    bots.append(("xuezhan", ["-m", "cli.main", "run"], {}))
+    times: dict[str, list[float]] = {name: [] for name, _, _ in bots}
+    for _ in range(repeats):
+        for name, command, extra in bots:
+            with tempfile.TemporaryDirectory(prefix="xuezhan-start-") as tmp:
+                async with LoadTelegram() as tg:
+                    bot = BotProcess([sys.executable, *command],
+                                     bot_environment(tg, Path(tmp) / "start.db", **extra), Path(tmp))
+                    await bot.start(tg)
+                    times[name].append(bot.startup)
+                    await bot.stop()
+    peer = statistics.median(times["minimal PTB bot"])
+    print(f"\n== start-up to polling, median of {repeats} interleaved starts (load average {load_average():.1f})")
+    for name, values in times.items():
+        mid = statistics.median(values)
+        print(f"   {name:<40} {mid:5.2f} s = {mid / peer:4.2f}x the peer   "
+              f"(all: {', '.join(f'{v:.2f}' for v in values)})")
 
 
 async def compare_workers(args: argparse.Namespace, options: Options) -> int:

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from bot.table import callbacks
+from bot.table.snapshots import snapshot_of
 from engine.actions import SEATS, Action, ActionType, GameError
 from engine.ai import Player, player_for_level
 from engine.events import Event
@@ -45,10 +46,14 @@ WAKE_AFTER_SECONDS = 10.0  # beyond the longest decision: a table this quiet los
 RETRY_FIRST_SECONDS = 0.2
 RETRY_MAX_SECONDS = 5.0
 SLOW_STORAGE_NOTICE_SECONDS = 10.0
+# A hand's snapshot is saved every this many logged actions (and at shut-down), so a restart after
+# a crash applies at most this many actions to it instead of replaying the whole log.
+SNAPSHOT_EVERY = 16
 REFUSALS = (HandClosed, InvalidWrite, NotFound, SequenceConflict)  # storage said no: retrying cannot help
 
 
 # Computer players think here, apart from the default pool that storage and rendering share.
+_BACKGROUND: set[asyncio.Task[None]] = set()  # snapshot writes under way (the loop keeps weak references)
 _THINKING = ThreadPoolExecutor(max_workers=2, thread_name_prefix="xz-computer")
 
 
@@ -321,9 +326,28 @@ class TableRunner:
             self.game = await self._replay_from_log()
             raise
         self.logged += 1
+        if self.logged % SNAPSHOT_EVERY == 0 and not self.game.over:
+            self._save_snapshot()
         self.last_events = tuple(events)
         self._refresh_decisions()
         await self.presenter.changed(self, events)
+
+    def _save_snapshot(self) -> None:
+        """The state now, written in the background: a snapshot only saves a restart time, the log
+        is the truth (one that lands late, or not at all, leaves more of the log to apply)."""
+        seq, state = snapshot_of(self.game)
+
+        async def save() -> None:
+            try:
+                await self.storage.save_snapshot(self.hand.id, seq, state)
+            except HandClosed:  # the hand ended (or another worker ended it) meanwhile
+                pass
+            except Exception as error:
+                log.warning("table %s: could not save the snapshot of hand %s: %s", self.table_id, self.hand.id,
+                            error)
+
+        _BACKGROUND.add(task := asyncio.get_running_loop().create_task(save()))
+        task.add_done_callback(_BACKGROUND.discard)
 
     async def _write(self, action: Action, transfers: Sequence[Any], result: dict[str, Any] | None) -> None:
         """Log one action, retrying with backoff while storage cannot write (disk full, locked).
