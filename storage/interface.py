@@ -274,6 +274,10 @@ class Storage(Protocol):
         """Hold the table against other processes' decisions for the block (free with one process)."""
         ...
 
+    def chat_lock(self, chat_id: int) -> AbstractAsyncContextManager[None]:
+        """Hold a chat's lobby against other processes' changes for the block (free with one process)."""
+        ...
+
     async def set_timers(self, changes: Mapping[str, tuple[float, JSON] | None], *,
                          keep_existing: bool = False) -> None:
         """Set timers by key (due in ``seconds``, with ``data``) or cancel them (``None``), in one unit;

@@ -24,8 +24,13 @@ import asyncpg
 
 from storage.interface import StorageError
 
-# Advisory keys are (class, object) pairs of 32-bit ints: this class is "XZ", the object a table id.
+Key = tuple[int, int]  # (what is locked, which one)
+
+# Advisory keys are (class, object) pairs of 32-bit ints: the class says what is locked ("XZ" a
+# table, "X[" a chat's lobby), the object which one (an id folded to 32 bits: two ids sharing a
+# key only wait for each other).
 TABLE_LOCK_CLASS = 0x585A
+CHAT_LOCK_CLASS = 0x585B
 FIRST_WAIT_SECONDS = 0.002
 MAX_WAIT_SECONDS = 0.05
 
@@ -36,7 +41,7 @@ class AdvisoryLocks:
         self._conn: asyncpg.Connection | None = None
         self._io = asyncio.Lock()  # one statement at a time on the connection
         # Advisory locks are re-entrant within a session: tasks of this process queue here first.
-        self._local: dict[int, tuple[asyncio.Lock, int]] = {}  # table id -> (lock, tasks using it)
+        self._local: dict[Key, tuple[asyncio.Lock, int]] = {}  # key -> (lock, tasks using it)
 
     async def _call(self, sql: str, *args: Any) -> Any:
         async with self._io:
@@ -49,44 +54,44 @@ class AdvisoryLocks:
                 self._conn = None
                 raise StorageError(f"the table lock is out of reach: {error}") from error
 
-    async def acquire(self, table_id: int) -> None:
-        """Wait until this task holds the table's lock (against this process's other tasks and
-        against other processes)."""
-        local, users = self._local.get(table_id, (asyncio.Lock(), 0))
-        self._local[table_id] = (local, users + 1)
+    async def acquire(self, key: Key) -> None:
+        """Wait until this task holds the lock of ``key`` (``(TABLE_LOCK_CLASS, table id)``...),
+        against this process's other tasks and against other processes."""
+        local, users = self._local.get(key, (asyncio.Lock(), 0))
+        self._local[key] = (local, users + 1)
         try:
             await local.acquire()
             try:
-                await self._acquire_shared(table_id)
+                await self._acquire_shared(key)
             except BaseException:
                 local.release()
                 raise
         except BaseException:
-            self._forget(table_id)
+            self._forget(key)
             raise
 
-    def _forget(self, table_id: int) -> None:
-        local, users = self._local[table_id]
+    def _forget(self, key: Key) -> None:
+        local, users = self._local[key]
         if users == 1:
-            del self._local[table_id]
+            del self._local[key]
         else:
-            self._local[table_id] = (local, users - 1)
+            self._local[key] = (local, users - 1)
 
-    async def _acquire_shared(self, table_id: int) -> None:
+    async def _acquire_shared(self, key: Key) -> None:
         wait = FIRST_WAIT_SECONDS
-        while not await self._call("SELECT pg_try_advisory_lock($1, $2)", TABLE_LOCK_CLASS, _object(table_id)):
+        while not await self._call("SELECT pg_try_advisory_lock($1, $2)", key[0], _object(key[1])):
             await asyncio.sleep(wait)
             wait = min(wait * 2, MAX_WAIT_SECONDS)
 
-    async def release(self, table_id: int) -> None:
-        """Let go of the table's lock (a lock lost with a dropped connection is already gone)."""
+    async def release(self, key: Key) -> None:
+        """Let go of the lock (one lost with a dropped connection is already gone)."""
         try:
-            await self._call("SELECT pg_advisory_unlock($1, $2)", TABLE_LOCK_CLASS, _object(table_id))
+            await self._call("SELECT pg_advisory_unlock($1, $2)", key[0], _object(key[1]))
         except StorageError:
             pass
         finally:
-            self._local[table_id][0].release()
-            self._forget(table_id)
+            self._local[key][0].release()
+            self._forget(key)
 
     async def close(self) -> None:
         async with self._io:
@@ -95,6 +100,6 @@ class AdvisoryLocks:
             self._conn = None
 
 
-def _object(table_id: int) -> int:
-    """A table id as the 32-bit half of an advisory key (ids wrap only past two billion tables)."""
-    return (table_id + 2**31) % 2**32 - 2**31
+def _object(ident: int) -> int:
+    """An id as the 32-bit half of an advisory key."""
+    return (ident + 2**31) % 2**32 - 2**31

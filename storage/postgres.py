@@ -27,7 +27,7 @@ from storage.factory import redacted
 from storage.group_commit import GroupCommitter
 from storage.interface import StorageError
 from storage.pg_connection import PgConnection
-from storage.pg_locks import AdvisoryLocks
+from storage.pg_locks import CHAT_LOCK_CLASS, TABLE_LOCK_CLASS, AdvisoryLocks
 from storage.schema import Migration
 from storage.schema_postgres import MIGRATIONS, VERSION_TABLE
 from storage.sqlite_base import Clock, now_utc
@@ -162,11 +162,22 @@ class PostgresStorage(ChatsAndPlayers, TablesAndHands, Scorekeeping, LedgerQueri
     @asynccontextmanager
     async def table_lock(self, table_id: int) -> AsyncIterator[None]:
         """Hold the table's advisory lock for the block (see storage/pg_locks.py)."""
-        await self.locks.acquire(table_id)
+        async with self._advisory((TABLE_LOCK_CLASS, table_id)):
+            yield
+
+    @asynccontextmanager
+    async def chat_lock(self, chat_id: int) -> AsyncIterator[None]:
+        """Hold the chat's advisory lock for the block (its lobby's changes, one at a time)."""
+        async with self._advisory((CHAT_LOCK_CLASS, chat_id)):
+            yield
+
+    @asynccontextmanager
+    async def _advisory(self, key: tuple[int, int]) -> AsyncIterator[None]:
+        await self.locks.acquire(key)
         try:
             yield
         finally:
-            await self.locks.release(table_id)
+            await self.locks.release(key)
 
     async def close(self) -> None:
         await self.locks.close()

@@ -38,6 +38,12 @@ class WorkersCoordination(SqliteBase):
         own ``asyncio.Lock`` already does, and this lock is free."""
         yield
 
+    @asynccontextmanager
+    async def chat_lock(self, chat_id: int) -> AsyncIterator[None]:
+        """Serialise one chat's lobby changes across processes (free with one process, whose own
+        lock per chat does it)."""
+        yield
+
     async def set_timers(self, changes: Mapping[str, TimerChange], *, keep_existing: bool = False) -> None:
         """Set (due ``seconds`` from now, with ``data``) or cancel (``None``) timers by key, in one
         unit. Setting a key again replaces its due time and data and drops any claim on it, unless

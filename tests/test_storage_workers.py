@@ -12,6 +12,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from storage import InvalidWrite, NotFound, open_storage
+from storage.pg_locks import TABLE_LOCK_CLASS
 
 pytestmark = pytest.mark.both_backends
 
@@ -180,20 +181,20 @@ async def test_one_table_is_decided_by_one_worker_at_a_time(workers):
 
     await asyncio.gather(*(decide(f"w{i}", store, 42) for i, store in enumerate(workers)))
     assert overlaps == 0
-    # Other tables are not held up by a held one.
+    # Other tables, and a chat's lobby of the same number, are not held up by a held table.
     async with workers[0].table_lock(42):
         started = time.monotonic()
-        async with workers[1].table_lock(43):
+        async with workers[1].table_lock(43), workers[2].chat_lock(42):
             pass
         assert time.monotonic() - started < 1
 
 
 async def test_a_dead_workers_table_lock_is_released_with_its_connection(workers):
     dead, alive = workers[0], workers[1]
-    await dead.locks.acquire(5)
-    waiting = asyncio.ensure_future(alive.locks.acquire(5))
+    await dead.locks.acquire((TABLE_LOCK_CLASS, 5))
+    waiting = asyncio.ensure_future(alive.locks.acquire((TABLE_LOCK_CLASS, 5)))
     await asyncio.sleep(0.2)
     assert not waiting.done()
     dead.locks._conn.terminate()  # what kill -9 does to its connection
     await asyncio.wait_for(waiting, 5)
-    await alive.locks.release(5)
+    await alive.locks.release((TABLE_LOCK_CLASS, 5))

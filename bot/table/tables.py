@@ -11,7 +11,7 @@ import asyncio
 import contextlib
 import logging
 import secrets
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -25,7 +25,7 @@ from bot.table.snapshots import restore_game, snapshot_of
 from engine.actions import Action, GameError
 from engine.game import Game
 from engine.rules import RuleSet
-from storage import Storage
+from storage import HandClosed, Storage
 from storage.models import Hand, PlayerKind, Table, TableStatus, Timer
 
 log = logging.getLogger(__name__)
@@ -92,9 +92,11 @@ class Tables:
         self.shared = storage.shared
         self._taking_up: dict[int, asyncio.Lock] = {}  # table id -> one worker task takes a hand up at a time
 
-    def chat_lock(self, chat_id: int) -> asyncio.Lock:
-        """Serialises a chat's lobby changes (updates are handled concurrently)."""
-        return self._chat_locks.setdefault(chat_id, asyncio.Lock())
+    @contextlib.asynccontextmanager
+    async def chat_lock(self, chat_id: int) -> AsyncIterator[None]:
+        """Serialises a chat's lobby changes (updates are handled concurrently), across workers too."""
+        async with self._chat_locks.setdefault(chat_id, asyncio.Lock()), self.storage.chat_lock(chat_id):
+            yield
 
     async def seat_players(self, seat_ids: tuple[int, ...]) -> list[SeatPlayer]:
         players = [await self.storage.get_player(pid) for pid in seat_ids]
@@ -166,6 +168,7 @@ class Tables:
             local = self.runners.get(table_id)
             if hand_id is None or (local is not None and local.hand.id == hand_id):
                 return local
+            log.info("table %s: taking up hand %s as the database has it", table_id, hand_id)
             hand, table = await self.storage.get_hand(hand_id), await self.storage.get_table(table_id)
             actions = [Action.from_dict(a.action) for a in await self.storage.hand_actions(hand_id)]
             game = restore_game(RuleSet.from_dict(hand.rules), hand, actions, None)
@@ -218,6 +221,8 @@ class Tables:
                 seq, state = snapshot_of(runner.game)
             try:
                 await self.storage.save_snapshot(runner.hand.id, seq, state)
+            except HandClosed:  # several workers: another finished (or voided) the hand meanwhile
+                continue
             except Exception:  # a snapshot only saves time: the log is the truth
                 log.exception("table %s: could not save the snapshot of hand %s", runner.table_id, runner.hand.id)
 

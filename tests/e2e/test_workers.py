@@ -1,0 +1,203 @@
+"""Two bot workers share the tables through one PostgreSQL database, and one is killed mid-hand.
+
+Each worker is a real ``xuezhan run`` process in webhook mode. The fake Telegram posts every
+update to one URL, a tiny splitter here, which hands each to a worker picked at random (a press
+for a table may reach either); a worker that no longer answers is skipped, as a load balancer
+does. Partway into the hands one worker is killed with SIGKILL. The other must finish every
+table: it takes up hands the dead one was deciding for, fires the deadlines and table watches it
+had set, and logs each action once, so every chip is booked once and no hand is settled twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import random
+import signal
+import socket
+import sys
+import time
+from collections import Counter, defaultdict
+from pathlib import Path
+
+import aiohttp
+from aiohttp import web
+from fake_telegram import ChatMessage, FakeChat, FakeTelegram
+from harness import clean_environment
+from table_players import HumanPlayer, open_lobby, start_game
+
+from engine.actions import Action
+from engine.game import Game
+from engine.rules import RuleSet
+from storage import open_storage
+
+TABLES = 3
+KILL_AFTER_ACTIONS = 30  # logged in the hands still in play, before the kill
+
+
+def free_port() -> int:
+    with contextlib.closing(socket.socket()) as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class Splitter:
+    """The one webhook URL: each update goes to a random worker that still answers."""
+
+    def __init__(self, ports: list[int]) -> None:
+        self.ports = ports
+        self.sent: Counter[int] = Counter()
+        self._random = random.Random(18)
+        self._runner: web.AppRunner | None = None
+        self._session: aiohttp.ClientSession | None = None
+        self.url = ""
+
+    async def start(self) -> Splitter:
+        app = web.Application()
+        app.router.add_post("/hook", self._forward)
+        self._runner = web.AppRunner(app, access_log=None)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        await site.start()
+        self.url = f"http://127.0.0.1:{self._runner.addresses[0][1]}/hook"
+        self._session = aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=5))
+        return self
+
+    async def _forward(self, request: web.Request) -> web.Response:
+        body = await request.read()
+        headers = {k: v for k, v in request.headers.items() if k.lower().startswith("x-telegram")}
+        headers["Content-Type"] = "application/json"
+        assert self._session is not None
+        for port in self._random.sample(self.ports, len(self.ports)):
+            try:
+                async with self._session.post(f"http://127.0.0.1:{port}/hook", data=body, headers=headers) as answer:
+                    if answer.status < 500:
+                        self.sent[port] += 1
+                        return web.Response(status=answer.status)
+            except (aiohttp.ClientError, TimeoutError):
+                continue
+        return web.Response(status=502)
+
+    async def stop(self) -> None:
+        if self._session is not None:
+            await self._session.close()
+        if self._runner is not None:
+            await self._runner.cleanup()
+
+
+async def start_worker(telegram: FakeTelegram, db: str, hook: str, port: int, log: Path) -> asyncio.subprocess.Process:
+    env = {k: v for k, v in os.environ.items() if k not in clean_environment()}
+    env.update(TELEGRAM_BOT_TOKEN=telegram.token, XUEZHAN_API_URL=telegram.base_url, XUEZHAN_DB=db,
+               XUEZHAN_WEBHOOK_URL=hook, XUEZHAN_WEBHOOK_PORT=str(port), XUEZHAN_WEBHOOK_LISTEN="127.0.0.1",
+               XUEZHAN_LANG="en", XUEZHAN_COMPUTER_DELAY="0", XUEZHAN_GROUP_UPDATE_SECONDS="1",
+               XUEZHAN_DISCARD_SECONDS="3", XUEZHAN_CLAIM_SECONDS="2")
+    with log.open("wb") as out:
+        return await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "cli.main", "run", "--env-file", str(log.parent / "none.env"),
+            cwd=log.parent, env=env, stdout=out, stderr=out)
+
+
+async def listening(port: int, process: asyncio.subprocess.Process, log: Path, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.returncode is not None:
+            raise AssertionError(f"worker ended ({process.returncode}):\n{log.read_text()[-3000:]}")
+        with contextlib.suppress(OSError):
+            _, writer = await asyncio.open_connection("127.0.0.1", port)
+            writer.close()
+            return
+        await asyncio.sleep(0.2)
+    raise AssertionError(f"worker on port {port} never listened:\n{log.read_text()[-3000:]}")
+
+
+def settlement_cards(telegram: FakeTelegram, group: FakeChat) -> list[ChatMessage]:
+    return [m for m in telegram.bot_messages(group)
+            if any((b.callback_data or "").endswith(":next") for b in m.buttons)]
+
+
+async def play(telegram: FakeTelegram, group: FakeChat, player: HumanPlayer | None, until: float) -> None:
+    """A person (or nobody: the deadlines decide) plays until the group gets its settlement card."""
+    while time.monotonic() < until and not settlement_cards(telegram, group):
+        acted = False
+        if player is not None:
+            try:
+                acted = await player.act()
+            except AssertionError:  # the press went down with the killed worker: the deadline decides
+                acted = True
+        if not acted:
+            await asyncio.sleep(0.1)
+
+
+async def test_two_workers_share_the_tables_and_one_killed_mid_hand_loses_nothing(
+    telegram: FakeTelegram, postgres_server, tmp_path: Path
+) -> None:
+    db = await postgres_server.create_database()
+    ports = [free_port(), free_port()]
+    splitter = await Splitter(ports).start()
+    logs = [tmp_path / f"worker{i}.log" for i in range(2)]
+    workers = [await start_worker(telegram, db, splitter.url, port, log) for port, log in zip(ports, logs, strict=True)]
+    store = await open_storage(db)
+    try:
+        for port, process, log in zip(ports, workers, logs, strict=True):
+            await listening(port, process, log)
+        await telegram.wait_for(lambda: telegram.webhook_url == splitter.url, what="the webhook set")
+
+        groups, players = [], []
+        for n in range(TABLES):
+            person = telegram.user(f"P{n}")
+            group = telegram.group(f"Table {n}", members=[person], admins=[person])
+            await person.start()
+            await start_game(telegram, person, await open_lobby(telegram, person, group))
+            groups.append(group)
+            players.append(HumanPlayer(telegram, person) if n < TABLES - 1 else None)  # the last one never presses
+
+        async def logged() -> list[int]:
+            return [len(u.actions) for u in await store.unfinished_hands()]
+
+        until = time.monotonic() + 240
+        games = [asyncio.ensure_future(play(telegram, g, p, until)) for g, p in zip(groups, players, strict=True)]
+        counts = await logged()
+        while time.monotonic() < until and not (len(counts) >= 2 and sum(counts) >= KILL_AFTER_ACTIONS):
+            await asyncio.sleep(0.05)
+            counts = await logged()
+        assert len(counts) >= 2, "the kill must come while hands are in play"
+        assert all(splitter.sent[port] for port in ports), f"both workers served updates: {splitter.sent}"
+        victim = random.Random(18).choice([0, 1])
+        workers[victim].send_signal(signal.SIGKILL)
+        await workers[victim].wait()
+
+        await asyncio.gather(*games)
+        assert time.monotonic() < until, "the tables took too long to finish"
+        seen = {g.title: [m.shown_text[:120] for m in telegram.bot_messages(g)][-4:] for g in groups}
+        assert all(settlement_cards(telegram, g) for g in groups), f"a table never finished: {seen}\n" + \
+            logs[1 - victim].read_text()[-4000:]
+        # No hand settled twice: one settlement card per table, and each hand's log, replayed, books
+        # exactly the chips its ledger rows hold.
+        assert [len(settlement_cards(telegram, g)) for g in groups] == [1] * TABLES
+        assert await store.unfinished_hands() == []
+        assert await store.verify() == []
+        for group in groups:
+            (table,) = await store.open_tables(group.id)
+            (hand,) = await store.table_hands(table.id)
+            actions = [Action.from_dict(a.action) for a in await store.hand_actions(hand.id)]
+            game = Game.replay(RuleSet.from_dict(hand.rules), hand.seed, hand.dealer, actions)
+            assert game.over and hand.status == "finished"
+            booked: defaultdict[int, int] = defaultdict(int)
+            for row in await store.ledger(group.id):
+                if row.hand_id == hand.id:
+                    booked[row.payer_id] -= row.amount
+                    booked[row.payee_id] += row.amount
+            assert [booked[player] for player in hand.seats] == game.chips()
+    finally:
+        for process in workers:
+            with contextlib.suppress(ProcessLookupError):
+                process.send_signal(signal.SIGTERM)
+        for process in workers:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(process.wait(), 30)
+            with contextlib.suppress(ProcessLookupError):
+                process.kill()
+        await store.close()
+        await splitter.stop()
+        await postgres_server.drop_database(db)
