@@ -507,7 +507,7 @@ def _ms(values: list[float], q: float) -> str:
 
 def print_phase(p: Phase) -> None:
     lat = p.lat
-    unit = "logged action" if p.name == "xuezhan" else "update"
+    unit = "logged action" if p.name.startswith("xuezhan") else "update"
     name = f"{p.name} ({p.deployment})" if p.deployment else p.name
     print(f"\n== {name}: {p.tables} table(s), {p.seconds:.0f} s measured (set-up {p.setup_seconds:.1f} s), "
           f"load average {p.load[0]:.1f} -> {p.load[1]:.1f}")
@@ -519,7 +519,7 @@ def print_phase(p: Phase) -> None:
     for label, values in (("callback answered", lat.answer), ("DM changed", lat.dm),
                           ("group changed", lat.group), ("last call", lat.last),
                           ("Next hand -> new DM", lat.next_hand)):
-        if values or p.name == "xuezhan":
+        if values or p.name.startswith("xuezhan"):
             print(f"   {label:<20} {_ms(values, 0.5)}  {_ms(values, 0.99)}  {len(values):5d}")
     if lat.no_reaction:
         print(f"   decisions with no visible reaction before the next press: {lat.no_reaction}")
@@ -527,7 +527,7 @@ def print_phase(p: Phase) -> None:
           f"{'; the front and every worker' if p.deployment else ''})")
     if p.db_cpu:
         print(f"   PostgreSQL server CPU {p.db_cpu:.2f} s = {1000 * p.db_cpu / max(1, p.actions):.2f} ms per {unit}")
-    if p.name == "xuezhan":
+    if p.name.startswith("xuezhan"):
         window = "a minute" if p.seconds >= 60 else f"the {p.seconds:.0f} s window"
         print(f"   busiest group: {p.group_sends_max} new messages, {p.group_calls_max} sends + edits in {window}")
     if p.refusals:
