@@ -167,6 +167,8 @@ class TelegramRateLimiter(BaseRateLimiter[int]):
                 log.info("%s: flood limit hit; every request waits %.1f s", endpoint, delay)
                 self._clear.clear()
                 try:
+                    if self._shared is not None:  # every worker waits, not only this one
+                        await self._shared.hold(delay)
                     await asyncio.sleep(delay)
                 finally:
                     self._clear.set()

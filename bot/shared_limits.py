@@ -8,7 +8,8 @@ PostgreSQL and ``XUEZHAN_WORKERS`` > 1 the turns come from the database instead
 
 When the database cannot give a turn (PostgreSQL restarting), a send does not wait for it: the
 worker falls back to its in-memory buckets at its share of the limits (1/N of them), logs that
-once, and goes back to the shared turns as soon as the database answers again.
+once, and goes back to the shared turns as soon as the database answers again. A 429 (flood
+limit) that one worker is told of holds the bot's turns back for every worker.
 """
 
 from __future__ import annotations
@@ -64,14 +65,13 @@ class SharedTurns:
             self._slots = None
 
     async def take(self, key: ChatKey, *, group: bool) -> bool:
-        """Wait for ``key``'s turn (its group's bucket, then the bot's); False if the database
-        cannot give one, and the caller keeps the limits itself."""
+        """Wait for ``key``'s turn (of the bot's bucket, and its group's at the same moment); False
+        if the database cannot give one, and the caller keeps the limits itself."""
         try:
-            if self._slots is None:
-                self._slots = await _open_rate_slots(self._target)
+            turns = [(BOT_KEY, *_turn(self._overall))]
             if group:
-                await asyncio.sleep(await self._slots.reserve(f"chat:{key}", *_turn(self._group)))
-            await asyncio.sleep(await self._slots.reserve(BOT_KEY, *_turn(self._overall)))
+                turns.append((f"chat:{key}", *_turn(self._group)))
+            await asyncio.sleep(await (await self._connected()).reserve(turns))
         except StorageError as error:
             self._note_away(error)
             return False
@@ -79,6 +79,19 @@ class SharedTurns:
             log.info("shared rate limits: the database answers again")
             self._away = False
         return True
+
+    async def hold(self, seconds: float) -> None:
+        """Telegram answered 429: no worker sends for ``seconds`` (best effort; the worker that
+        was told waits anyway)."""
+        try:
+            await (await self._connected()).hold(BOT_KEY, seconds, *_turn(self._overall))
+        except StorageError as error:
+            self._note_away(error)
+
+    async def _connected(self) -> RateSlots:
+        if self._slots is None:
+            self._slots = await _open_rate_slots(self._target)
+        return self._slots
 
     def _note_away(self, error: StorageError) -> None:
         if not self._away:

@@ -4,21 +4,26 @@ Telegram limits a bot as a whole (about 30 messages a second) and each group (ab
 minute), whichever process sends. One process keeps those limits with leaky buckets in memory
 (``bot.ratelimit``); several workers keep them here, one row per bucket, with the generic cell
 rate algorithm: a row holds the bucket's *theoretical arrival time* (``tat``, microseconds since
-the epoch). A send that reserves a turn moves it on by one ``interval`` in **one statement** — an
-upsert that reads and writes the row under its row lock — and learns how long to wait:
+the epoch). A send reserves one turn of every bucket it counts against (a group message: the
+group's and the bot's) **at one moment** ``s``, in one short transaction that locks those rows
+in key order:
 
-    tat   = max(tat, now) + interval
-    wait  = max(0, tat - burst * interval - now)
+    s     = max(now, max over the buckets of (tat - (burst - 1) * interval))
+    tat   = max(tat, s) + interval          for each of them
+    wait  = s - now
 
-That admits exactly what a leaky bucket of ``burst`` turns draining one per ``interval`` admits
-(``aiolimiter.AsyncLimiter(burst, burst * interval)``), whichever process asks, and a turn is
-never given twice: two processes asking at once are ordered by the row lock. A reserved turn
-cannot be handed back; a caller that gives up wastes it, which only slows the others a little.
+For one bucket that admits exactly what a leaky bucket of ``burst`` turns draining one per
+``interval`` admits (``aiolimiter.AsyncLimiter(burst, burst * interval)``), whichever process
+asks, and a turn is never given twice: two processes asking at once are ordered by the row
+locks. Taking the turns of both buckets at the same ``s`` matters: a group turn taken first and
+used only once the bot's turn came would let later group sends bunch up behind the bot's queue.
+A reserved turn cannot be handed back; a caller that gives up wastes it, which only slows the
+others a little.
 
-On PostgreSQL ``now`` is the server's clock, so machines whose clocks differ still agree; SQLite
-(one machine) uses the process's. Each store has its own connection(s) outside the group commit
-(``group_commit.py``): a turn is one short autocommitted statement, and holding the bot's row
-until a batch of game writes commits would make every worker wait for the others' batches.
+On PostgreSQL ``now`` is the server's clock, read once the rows are locked, so machines whose
+clocks differ still agree; SQLite (one machine) uses the process's. Each store has its own
+connection(s) outside the group commit (``group_commit.py``): holding the bot's row until a batch
+of game writes commits would make every worker wait for the others' batches.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from __future__ import annotations
 import asyncio
 import time
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from pathlib import Path
 
 import aiosqlite
@@ -34,37 +40,70 @@ import asyncpg
 from storage.factory import describe, redacted
 from storage.interface import StorageError
 
+Turn = tuple[str, float, int]  # (bucket key, seconds between turns, burst)
+
 _PG_NOW = "(extract(epoch FROM clock_timestamp()) * 1000000)::bigint"
-_PG_RESERVE = f"""
+_PG_CREATE = "INSERT INTO rate_slots (key, tat) SELECT unnest($1::text[]), 0 ON CONFLICT (key) DO NOTHING"
+_PG_LOCK = f"SELECT key, tat, {_PG_NOW} AS now FROM rate_slots WHERE key = ANY($1::text[]) ORDER BY key FOR UPDATE"
+_PG_SET = ("UPDATE rate_slots SET tat = v.tat FROM unnest($1::text[], $2::bigint[]) AS v(key, tat) "
+           "WHERE rate_slots.key = v.key")
+_PG_HOLD = f"""
     INSERT INTO rate_slots (key, tat) VALUES ($1, {_PG_NOW} + $2)
-    ON CONFLICT (key) DO UPDATE SET tat = GREATEST(rate_slots.tat + $2, excluded.tat)
-    RETURNING tat, {_PG_NOW} AS now
+    ON CONFLICT (key) DO UPDATE SET tat = GREATEST(rate_slots.tat, excluded.tat)
 """
-_SQLITE_RESERVE = """
+_SQLITE_CREATE = "INSERT INTO rate_slots (key, tat) VALUES (?, 0) ON CONFLICT (key) DO NOTHING"
+_SQLITE_SET = "UPDATE rate_slots SET tat = ? WHERE key = ?"
+_SQLITE_HOLD = """
     INSERT INTO rate_slots (key, tat) VALUES (?, ? + ?)
-    ON CONFLICT (key) DO UPDATE SET tat = MAX(rate_slots.tat + ?, excluded.tat)
-    RETURNING tat
+    ON CONFLICT (key) DO UPDATE SET tat = MAX(rate_slots.tat, excluded.tat)
 """
 TIMEOUT = 2.0  # a database that does not answer this fast is treated as away (the caller falls back)
+_FAILURES = (OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError, aiosqlite.Error)
+
+
+def _micro(seconds: float) -> int:
+    return max(1, round(seconds * 1_000_000))
+
+
+def next_turn(now: int, rows: dict[str, int], turns: Sequence[Turn]) -> tuple[int, dict[str, int]]:
+    """``(s, new tats)``: the first moment every bucket of ``turns`` has a turn, in microseconds."""
+    at = max([now] + [rows[key] - (burst - 1) * _micro(interval) for key, interval, burst in turns])
+    return at, {key: max(rows[key], at) + _micro(interval) for key, interval, _ in turns}
 
 
 class RateSlots(ABC):
     """Turns of named buckets reserved in one database, shared by every process that opens it."""
 
-    async def reserve(self, key: str, interval: float, burst: int) -> float:
-        """Reserve the next turn of bucket ``key`` (one turn per ``interval`` seconds, ``burst`` at
-        most at once); the seconds to wait before using it. Raises ``StorageError`` if the database
-        cannot be reached."""
-        step = max(1, round(interval * 1_000_000))
+    def __init__(self) -> None:
+        self._known: set[str] = set()  # buckets whose row exists (no insert needed)
+
+    async def reserve(self, turns: Sequence[Turn]) -> float:
+        """Reserve one turn of each bucket in ``turns`` at one moment; the seconds to wait for it.
+        Raises ``StorageError`` if the database cannot be reached."""
+        ordered = sorted(turns)  # one lock order for every process
         try:
-            tat, now = await asyncio.wait_for(self._reserve(key, step), TIMEOUT)
-        except (OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError, aiosqlite.Error) as error:
+            at, now = await asyncio.wait_for(self._reserve(ordered), TIMEOUT)
+        except _FAILURES as error:
             raise StorageError(f"cannot reserve a send turn ({type(error).__name__}: {error})") from error
-        return max(0, tat - burst * step - now) / 1_000_000
+        self._known.update(key for key, _, _ in ordered)
+        return max(0, at - now) / 1_000_000
+
+    async def hold(self, key: str, seconds: float, interval: float, burst: int) -> None:
+        """No turn of bucket ``key`` before ``seconds`` from now (Telegram answered 429 with
+        ``retry_after``: every process waits, not only the one that was told)."""
+        ahead = _micro(seconds) + (burst - 1) * _micro(interval)
+        try:
+            await asyncio.wait_for(self._hold(key, ahead), TIMEOUT)
+        except _FAILURES as error:
+            raise StorageError(f"cannot hold the send turns ({type(error).__name__}: {error})") from error
 
     @abstractmethod
-    async def _reserve(self, key: str, step: int) -> tuple[int, int]:
-        """``(tat, now)`` after moving bucket ``key`` on by ``step`` microseconds."""
+    async def _reserve(self, turns: Sequence[Turn]) -> tuple[int, int]:
+        """``(s, now)`` after taking the turns (see the module's docstring), in microseconds."""
+
+    @abstractmethod
+    async def _hold(self, key: str, ahead: int) -> None:
+        """Move bucket ``key``'s ``tat`` to at least ``ahead`` microseconds from now."""
 
     @abstractmethod
     async def close(self) -> None:
@@ -75,28 +114,59 @@ class PostgresRateSlots(RateSlots):
     """A small asyncpg pool: a dropped connection (server restarted) is replaced on the next turn."""
 
     def __init__(self, pool: asyncpg.Pool) -> None:
+        super().__init__()
         self._pool = pool
 
-    async def _reserve(self, key: str, step: int) -> tuple[int, int]:
+    async def _reserve(self, turns: Sequence[Turn]) -> tuple[int, int]:
+        keys = [key for key, _, _ in turns]
+        async with self._pool.acquire() as conn, conn.transaction():
+            if not self._known.issuperset(keys):
+                await conn.execute(_PG_CREATE, keys)
+            locked = await conn.fetch(_PG_LOCK, keys)
+            now = locked[0]["now"]
+            at, tats = next_turn(now, {row["key"]: row["tat"] for row in locked}, turns)
+            await conn.execute(_PG_SET, list(tats), list(tats.values()))
+        return at, now
+
+    async def _hold(self, key: str, ahead: int) -> None:
         async with self._pool.acquire() as conn:
-            row = await conn.fetchrow(_PG_RESERVE, key, step)
-        return row["tat"], row["now"]
+            await conn.execute(_PG_HOLD, key, ahead)
 
     async def close(self) -> None:
         await self._pool.close()
 
 
 class SqliteRateSlots(RateSlots):
-    """Its own autocommitting connection to the file; processes on the file take turns on its lock."""
+    """Its own connection to the file; processes on the file take turns on its write lock."""
 
     def __init__(self, conn: aiosqlite.Connection) -> None:
+        super().__init__()
         self._conn = conn
+        self._lock = asyncio.Lock()  # one transaction at a time on the connection
 
-    async def _reserve(self, key: str, step: int) -> tuple[int, int]:
-        now = time.time_ns() // 1000
-        async with self._conn.execute(_SQLITE_RESERVE, (key, now, step, step)) as cursor:
-            (tat,) = await cursor.fetchone()  # type: ignore[misc]
-        return tat, now
+    async def _reserve(self, turns: Sequence[Turn]) -> tuple[int, int]:
+        keys = [key for key, _, _ in turns]
+        async with self._lock:
+            return await self._locked_reserve(keys, turns)
+
+    async def _locked_reserve(self, keys: list[str], turns: Sequence[Turn]) -> tuple[int, int]:
+        await self._conn.execute("BEGIN IMMEDIATE")
+        try:
+            await self._conn.executemany(_SQLITE_CREATE, [(key,) for key in keys])
+            marks = ", ".join("?" * len(keys))
+            rows = await self._conn.execute_fetchall(f"SELECT key, tat FROM rate_slots WHERE key IN ({marks})", keys)
+            now = time.time_ns() // 1000  # read with the write lock held
+            at, tats = next_turn(now, dict(rows), turns)  # type: ignore[arg-type]
+            await self._conn.executemany(_SQLITE_SET, [(tat, key) for key, tat in tats.items()])
+            await self._conn.execute("COMMIT")
+        except BaseException:
+            await self._conn.execute("ROLLBACK")
+            raise
+        return at, now
+
+    async def _hold(self, key: str, ahead: int) -> None:
+        async with self._lock:
+            await self._conn.execute(_SQLITE_HOLD, (key, time.time_ns() // 1000, ahead))
 
     async def close(self) -> None:
         await self._conn.close()
@@ -114,5 +184,5 @@ async def open_rate_slots(target: str | Path) -> RateSlots:
         conn = await aiosqlite.connect(where, isolation_level=None)
         await conn.execute("PRAGMA busy_timeout = 2000")
         return SqliteRateSlots(conn)
-    except (OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError, aiosqlite.Error) as error:
+    except _FAILURES as error:
         raise StorageError(f"cannot open send turns in {redacted(target)} ({error})") from error
