@@ -135,6 +135,8 @@ class WebHub:
         """Shutting down: every socket is closed after its queued frames (the pages reconnect)."""
         for viewers in self.viewers.values():
             for viewer in viewers:
+                if viewer.lobby is not None:
+                    viewer.lobby.cancel()
                 viewer.queue.put_nowait(None)
         await asyncio.gather(*(v.writer for vs in self.viewers.values() for v in vs if v.writer),
                              return_exceptions=True)
