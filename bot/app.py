@@ -9,6 +9,7 @@ Tests build the same Application with ``api_url`` pointing at the fake Bot API s
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 import logging
 from collections.abc import Iterable, Sequence
@@ -108,11 +109,11 @@ async def publish_commands(app: AnyApplication) -> None:
         (BotCommandScopeAllPrivateChats(), False),
         (BotCommandScopeAllGroupChats(), True),
     )
-    for language in LANGUAGES:
-        code = None if language == DEFAULT_LANGUAGE else language
-        for scope, group in scopes:
-            await app.bot.set_my_commands(bot_commands(features, language, group=group), scope=scope,
-                                          language_code=code)
+    await asyncio.gather(*(
+        app.bot.set_my_commands(bot_commands(features, language, group=group), scope=scope,
+                                language_code=None if language == DEFAULT_LANGUAGE else language)
+        for language in LANGUAGES for scope, group in scopes
+    ))
 
 
 DESCRIPTION = N_("I host, referee and score Sichuan mahjong (血战到底) for your group. Add me to a group and "
@@ -124,7 +125,7 @@ SHORT_DESCRIPTION = N_("Sichuan mahjong for your group: hosted tables, scorekeep
 async def publish_profile(app: AnyApplication) -> None:
     """The description a new user sees in an empty chat with the bot, and the short one on its
     profile, in Chinese (the default) and English. A failure here never stops the start."""
-    for language in LANGUAGES:
+    async def publish(language: str) -> None:
         texts = translator(language)
         code = None if language == DEFAULT_LANGUAGE else language
         try:
@@ -133,14 +134,15 @@ async def publish_profile(app: AnyApplication) -> None:
         except TelegramError as error:
             log.warning("could not set the bot's description (%s): %s", language, error)
 
+    await asyncio.gather(*(publish(language) for language in LANGUAGES))
+
 
 async def _post_init(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
     found = services(app)
     found.attach_storage(await open_storage(
         found.settings.db, default_language=found.settings.lang, default_timezone=found.settings.tz
     ))
-    await publish_commands(app)
-    await publish_profile(app)
+    await asyncio.gather(publish_commands(app), publish_profile(app))  # 8 calls at once: one round trip
     for feature in found.features:
         if feature.on_start is not None:
             await feature.on_start(app)
