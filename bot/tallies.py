@@ -31,7 +31,7 @@ from bot.table.feature import move_chat
 from rendering import TallyEntry, encode_png, render_tally_chart
 from rendering.chart import MAX_ENTRIES
 from storage import days
-from storage.models import DayTally, HandResult, PlayerKind, PlayerStats, PlayerTotal
+from storage.models import DayTally, DueSummary, HandResult, PlayerKind, PlayerStats, PlayerTotal
 
 log = logging.getLogger(__name__)
 
@@ -353,34 +353,49 @@ async def timezone_command(update: Update, context: Context) -> None:
 
 
 async def post_due_summaries(app: AnyApplication) -> int:
-    """Post the day's tally in every chat whose summary time has passed; the number posted."""
-    found = services(app)
-    storage = found.storage
+    """Post the day's tally in every chat whose summary time has passed; the number posted.
+
+    Several workers tick at once: each chat's summary is posted under the chat's lock across
+    workers (``storage.chat_lock``), by the first that finds it still unposted."""
+    storage = services(app).storage
     posted = 0
     for due in await storage.chats_due_summary(now()):
-        tally = await storage.daily_tally(due.chat.id, due.day)
-        texts = translator(supported(due.chat.language) or found.settings.lang)
-        chat_id = due.chat.id
-        if tally.played:
-            head = texts.t("Tally of the day ({day}):", day=due.day.isoformat())
-            players = await storage.players(chat_id)
-            computers = frozenset(p.id for p in players if p.kind is PlayerKind.COMPUTER)
-            picture = tally_picture(tally, texts.t("Tally of the day"), computers)
-            text = caption(head, tally_lines(tally.lines, computers, texts))
+        async with storage.chat_lock(due.chat.id):
+            last = (await storage.get_chat(due.chat.id)).last_summary_date
+            if last is not None and last >= due.day:
+                continue  # another worker posted it meanwhile
+            posted += await _post_summary(app, due)
+    return posted
+
+
+async def _post_summary(app: AnyApplication, due: DueSummary) -> int:
+    """One chat's summary of one day, then marked posted; 1 if a picture went out."""
+    found = services(app)
+    storage = found.storage
+    tally = await storage.daily_tally(due.chat.id, due.day)
+    texts = translator(supported(due.chat.language) or found.settings.lang)
+    chat_id = due.chat.id
+    posted = 0
+    if tally.played:
+        head = texts.t("Tally of the day ({day}):", day=due.day.isoformat())
+        players = await storage.players(chat_id)
+        computers = frozenset(p.id for p in players if p.kind is PlayerKind.COMPUTER)
+        picture = tally_picture(tally, texts.t("Tally of the day"), computers)
+        text = caption(head, tally_lines(tally.lines, computers, texts))
+        try:
             try:
-                try:
-                    await app.bot.send_photo(chat_id, picture, caption=text)
-                except ChatMigrated as moved:  # the group became a supergroup: move it, post there
-                    await move_chat(app, chat_id, moved.new_chat_id)
-                    chat_id = moved.new_chat_id
-                    await app.bot.send_photo(chat_id, picture, caption=text)
-                posted += 1
-            except (Forbidden, BadRequest) as error:  # removed from the group: don't retry every minute
-                log.warning("daily summary for chat %s not posted: %s", chat_id, error)
-            except TelegramError as error:  # one chat's trouble never stops another's summary
-                log.warning("daily summary for chat %s postponed: %s", chat_id, error)
-                continue
-        await storage.mark_summary_posted(chat_id, due.day)
+                await app.bot.send_photo(chat_id, picture, caption=text)
+            except ChatMigrated as moved:  # the group became a supergroup: move it, post there
+                await move_chat(app, chat_id, moved.new_chat_id)
+                chat_id = moved.new_chat_id
+                await app.bot.send_photo(chat_id, picture, caption=text)
+            posted = 1
+        except (Forbidden, BadRequest) as error:  # removed from the group: don't retry every minute
+            log.warning("daily summary for chat %s not posted: %s", chat_id, error)
+        except TelegramError as error:  # one chat's trouble never stops another's summary
+            log.warning("daily summary for chat %s postponed: %s", chat_id, error)
+            return 0
+    await storage.mark_summary_posted(chat_id, due.day)
     return posted
 
 

@@ -19,18 +19,21 @@ import socket
 import sys
 import time
 from collections import Counter, defaultdict
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import aiohttp
 from aiohttp import web
 from fake_telegram import ChatMessage, FakeChat, FakeTelegram
-from harness import clean_environment
+from harness import BotFactory, clean_environment
 from table_players import HumanPlayer, open_lobby, start_game
 
+from bot import tallies
+from bot.services import services
 from engine.actions import Action
 from engine.game import Game
 from engine.rules import RuleSet
-from storage import open_storage
+from storage import PlayerKind, SeatTransfer, open_storage
 
 TABLES = 3
 KILL_AFTER_ACTIONS = 30  # logged in the hands still in play, before the kill
@@ -200,4 +203,34 @@ async def test_two_workers_share_the_tables_and_one_killed_mid_hand_loses_nothin
                 process.kill()
         await store.close()
         await splitter.stop()
+        await postgres_server.drop_database(db)
+
+
+async def test_two_workers_ticking_together_post_a_chats_daily_summary_once(
+    telegram: FakeTelegram, postgres_server, monkeypatch
+) -> None:
+    db = await postgres_server.create_database()
+    for name in clean_environment():
+        monkeypatch.delenv(name)
+    monkeypatch.setattr(tallies, "CHECK_SECONDS", 3600)  # the test ticks them itself, at once
+    late = datetime.now(UTC).replace(hour=15, minute=58)  # 23:58 in Shanghai, before the 23:59 summary
+    monkeypatch.setattr(tallies, "now", lambda: late)
+    factory = BotFactory(telegram, db)
+    try:
+        workers = [await factory(XUEZHAN_LANG="en"), await factory(XUEZHAN_LANG="en")]
+        groups = [telegram.group(f"Group {n}") for n in range(4)]
+        storage = services(workers[0]).storage
+        for group in groups:  # each played today: a scorekept record moves chips
+            players = [await storage.named_player(group.id, name, PlayerKind.GUEST) for name in ("A", "B")]
+            session = await storage.start_session(group.id, [p.id for p in players], None)
+            await storage.add_record(session.id, {"kind": "test"}, [SeatTransfer(0, 1, 3, "test")])
+        late += timedelta(minutes=2)
+        monkeypatch.setattr(tallies, "now", lambda: late)
+        for _ in range(3):
+            await asyncio.gather(*(tallies.post_due_summaries(app) for app in workers for _ in range(2)))
+        posted = [[m for m in telegram.bot_messages(g) if (m.caption or "").startswith("Tally of the day")]
+                  for g in groups]
+        assert [len(p) for p in posted] == [1] * len(groups)
+    finally:
+        await factory.close()
         await postgres_server.drop_database(db)
