@@ -20,7 +20,7 @@ PARTS: list[tuple[str, int, tuple[str, ...]]] = [
     ("drawing threads (presenter._png: draw + encode)", 0, ("_png.<locals>",)),
     ("encode (quantize + zlib / JPEG)", 1, ("encode_png", "encode_jpeg", "encode_photo")),
     ("render_table (incl. the DM's)", 1, ("render_table",)),
-    ("drop_blank_rows / _blank_rows", 1, ("drop_blank_rows", "_blank_rows")),
+    ("render_seat_screen (DM table + hand + compose)", 1, ("render_seat_screen",)),
     ("render_hand", 1, ("render_hand",)),
     ("result cards", 1, ("render_result_card",)),
     ("LANCZOS shrink (shrink_to_limit resize)", 1, ("shrink_to_limit",)),

@@ -41,10 +41,12 @@ def encode_jpeg(img: Image.Image, quality: int = 90) -> bytes:
     return out.getvalue()
 
 
-# Live table pictures (the group's table, each player's screen): Telegram re-encodes every photo as
-# JPEG anyway, and at phone size this is indistinguishable from the PNG. Measured on an 800x1271
-# private screen: palette PNG 6.5 ms (quantize 1.3 + deflate 5.2) and 88 KB; this 3.2 ms and
-# 187 KB, whose extra upload costs the bot about 0.4 ms. 4:4:4 chroma took 5 ms for 296 KB.
+# A live table's pictures (the group's table, each player's screen, result cards): Telegram
+# re-encodes every photo as JPEG anyway, and at phone size these read as the PNG does. Measured on
+# an 800x1271 private screen: palette PNG 6.5 ms (quantize 1.3 + deflate 5.2) and 88 KB; this
+# 3.2 ms and 187 KB, whose extra upload costs the bot about 0.4 ms; 4:4:4 chroma 5 ms, 296 KB. A
+# result card: PNG 12.8 ms, this 5.3 ms. And the shared palette is never built in the bot (its
+# one median cut took over a second of CPU at the first PNG).
 PHOTO_QUALITY = 85
 
 

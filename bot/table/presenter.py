@@ -47,7 +47,7 @@ from bot.table import callbacks, views
 from bot.table.runner import TableRunner, settlement_key
 from engine.events import Event, EventType
 from engine.game import Phase
-from rendering import ResultCard, TableView, encode_photo, encode_png, render_result_card
+from rendering import ResultCard, TableView, encode_photo, render_result_card
 from rendering.screen import render_seat_screen, shared_table
 from storage import Storage
 
@@ -271,7 +271,7 @@ class TelegramPresenter:
     async def _group_png(self, show: TableShow, view: TableView) -> bytes:
         """The table picture of ``view``, drawn once per state."""
         if show.group_picture is None or show.group_picture[0] != view:
-            show.group_picture = (view, await _png(shared_table, view, encode=encode_photo))
+            show.group_picture = (view, await _photo(shared_table, view))
         return show.group_picture[1]
 
     async def _post_table(self, runner: TableRunner) -> None:
@@ -339,7 +339,7 @@ class TelegramPresenter:
 
     async def _send_card(self, runner: TableRunner, card: ResultCard) -> None:
         async with self._turn(runner.chat_id):
-            await self._send_group_photo(runner, await _png(render_result_card, card), card.caption or None)
+            await self._send_group_photo(runner, await _photo(render_result_card, card), card.caption or None)
 
     async def _finish(self, runner: TableRunner, final: ResultCard) -> None:
         """The hand is over: the settlement card with Next hand / End, then the final table."""
@@ -357,7 +357,7 @@ class TelegramPresenter:
                                  callback_data=callbacks.after_hand_data(runner.table_id, runner.hand.id, "end")),
         ]])
         async with self._turn(runner.chat_id):
-            image = await _png(render_result_card, final)
+            image = await _photo(render_result_card, final)
             caption = final.caption or views.end_line(runner.game.end, texts)
             posted = await self._send_group_photo(runner, image, caption, markup)
         if posted is not None:  # the runner logged the hand's end with this post owed (storage's outbox)
@@ -520,7 +520,7 @@ class TelegramPresenter:
                 if not is_not_modified(error):
                     raise
             return
-        image = await _png(render_seat_screen, *inputs, encode=encode_photo)
+        image = await _photo(render_seat_screen, *inputs)
         if seat_show.message_id is not None:
             try:
                 edited = await self.bot.edit_message_media(
@@ -691,7 +691,6 @@ class UploadCache:
                 self._ids.popitem(last=False)
 
 
-async def _png(render: Callable[..., Image.Image], *args: Any,
-               encode: Callable[[Image.Image], bytes] = encode_png) -> bytes:
-    """Render and encode off the event loop (live table pictures as JPEG: ``encode_photo``)."""
-    return await asyncio.to_thread(lambda: encode(render(*args)))
+async def _photo(render: Callable[..., Image.Image], *args: Any) -> bytes:
+    """Render and encode (``encode_photo``: JPEG, as Telegram keeps photos) off the event loop."""
+    return await asyncio.to_thread(lambda: encode_photo(render(*args)))
