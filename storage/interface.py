@@ -298,6 +298,10 @@ class Storage(Protocol):
         """Keep a live hand's seat states beyond the log; returns their new version."""
         ...
 
+    async def add_vote(self, hand_id: int, verb: str, user_id: int) -> int:
+        """Count a vote for Next hand / End under a finished hand; the distinct voters so far."""
+        ...
+
     async def hand_progress(self, hand_id: int, after: int) -> HandProgress:
         """The hand now, its actions from ``after`` on and its seat states: what a worker misses."""
         ...

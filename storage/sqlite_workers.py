@@ -128,6 +128,26 @@ class WorkersCoordination(SqliteBase):
 
         return await self._run(unit)
 
+    async def add_vote(self, hand_id: int, verb: str, user_id: int) -> int:
+        """Count ``user_id``'s vote for ``verb`` (Next hand / End) under a finished hand, kept with
+        the hand's seat states (whose play is over); the number of distinct voters so far."""
+
+        async def unit(db: aiosqlite.Connection) -> int:
+            await self._hand(db, hand_id)  # type: ignore[attr-defined]
+            row = await self._one(db, "SELECT state FROM hand_seat_states WHERE hand_id = ?", (hand_id,))
+            state = {} if row is None else json.loads(row[0])
+            voters = sorted({*state.setdefault("votes", {}).get(verb, []), user_id})
+            state["votes"][verb] = voters
+            await db.execute(
+                "INSERT INTO hand_seat_states (hand_id, state, version, at) VALUES (?, ?, 1, ?) "
+                "ON CONFLICT (hand_id) DO UPDATE SET state = excluded.state, "
+                "version = hand_seat_states.version + 1, at = excluded.at",
+                (hand_id, canonical_json(state), self._now_ms()),
+            )
+            return len(voters)
+
+        return await self._run(unit)
+
     async def hand_progress(self, hand_id: int, after: int) -> HandProgress:
         """The hand as stored now, its actions from number ``after`` on, and its seat states."""
 

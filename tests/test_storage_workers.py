@@ -114,6 +114,10 @@ async def test_seat_states_are_versioned_and_progress_gives_what_a_worker_misses
     progress = await store.hand_progress(hand.id, after=4)
     assert (progress.actions, progress.seat_states, progress.version) == ((), {"seats": [{"auto": False}]}, 2)
     assert await store.playing_hand(hand.table_id) == hand.id
+    # Votes for Next hand / End are kept beside the seat states, once per person.
+    assert [await store.add_vote(hand.id, "next", user) for user in (7, 8, 7)] == [1, 2, 2]
+    assert await store.add_vote(hand.id, "end", 7) == 1
+    assert (await store.hand_progress(hand.id, after=4)).seat_states["seats"] == [{"auto": False}]
     await store.void_hand(hand.id, "test")
     assert await store.playing_hand(hand.table_id) is None
     with pytest.raises(NotFound):

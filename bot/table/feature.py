@@ -389,7 +389,7 @@ async def after_hand(update: Update, context: Context, table_id: int, hand_id: i
         if user.id not in people:
             await query.answer(texts.t("Only the players at this table can do that."), show_alert=True)
             return
-        votes = tables(context).vote(hand_id, verb, user.id)
+        votes = await tables(context).vote(hand_id, verb, user.id)
         needed = len(people) // 2 + 1
         if votes < needed:
             await query.answer(texts.t("Your vote counts: {votes} of {needed} needed (or the opener decides).",

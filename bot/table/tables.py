@@ -351,8 +351,11 @@ class Tables:
         """The tables that closed (or are closing) while the bot was away from ``chat_id``."""
         return self.away.pop(chat_id, [])
 
-    def vote(self, hand_id: int, verb: str, user_id: int) -> int:
-        """Count a seated person's vote for Next hand / End under a hand; the number of votes so far."""
+    async def vote(self, hand_id: int, verb: str, user_id: int) -> int:
+        """Count a seated person's vote for Next hand / End under a hand; the number of votes so far.
+        With several workers the votes are kept in the database (each may reach another worker)."""
+        if self.shared:
+            return await self.storage.add_vote(hand_id, verb, user_id)
         voters = self._votes.setdefault((hand_id, verb), set())
         voters.add(user_id)
         return len(voters)
