@@ -356,7 +356,7 @@ async def _play(phase: Phase, tg: LoadTelegram, bot: BotProcess, storage: Storag
         cpu_before, start_at, wall_start = tree_cpu(bot.pid), time.monotonic(), datetime.now(UTC)
         db_before = tree_cpu(db_pid) if db_pid is not None else 0.0
         rec.measuring = True
-        spy = await _profile(options, bot.pid, n, seconds)
+        spy = await _profile(options, bot.pid, str(n) if phase.name == "xuezhan" else f"before-{n}", seconds)
         await asyncio.sleep(seconds)
         if spy is not None:
             await spy.wait()
@@ -389,11 +389,12 @@ async def _play(phase: Phase, tg: LoadTelegram, bot: BotProcess, storage: Storag
     return tables
 
 
-async def _profile(options: Options, pid: int, n: int, seconds: float) -> asyncio.subprocess.Process | None:
-    """py-spy sampling the bot through the window (without pausing it), collapsed stacks to a file."""
+async def _profile(options: Options, pid: int, run: str, seconds: float) -> asyncio.subprocess.Process | None:
+    """py-spy sampling the bot through the window (without pausing it), collapsed stacks to a file
+    named after the run (``FILE-50``, ``FILE-before-50``)."""
     if options.profile is None:
         return None
-    out = options.profile.with_name(f"{options.profile.stem}-{n}{options.profile.suffix}")
+    out = options.profile.with_name(f"{options.profile.stem}-{run}{options.profile.suffix}")
     return await asyncio.create_subprocess_exec(
         py_spy(), "record", "--pid", str(pid), "--duration", str(int(seconds)), "--rate", "50", "--nonblocking",
         "--threads", "--format", "raw", "--output", str(out),
