@@ -4,8 +4,10 @@ Telegram posts every update to one URL. The front listens there (``XUEZHAN_WEBHO
 ``XUEZHAN_WEBHOOK_PORT``, the URL's path), refuses a request without the webhook's secret token
 (403: it did not come from Telegram), and hands the update to a worker: each worker is an ordinary
 webhook-mode bot on a loopback port. Any worker may take any update (the tables serialise across
-processes in the database), so the front takes them in turn and skips one that does not answer,
-trying the next, until one has taken the update.
+processes in the database), but the updates of one chat go to the same worker while it is up:
+what that worker read of the chat's table is still current when the next press comes, and a
+person's quick presses (three tiles to swap) meet no other worker's copy of the table. A worker
+that does not answer is skipped, and the next one in the ring takes the update.
 
 Telegram is answered as soon as a worker has *queued* the update (a worker answers before it
 handles the update), so Telegram's next delivery never waits for a handler. When no worker takes
@@ -16,6 +18,7 @@ dropped by the front. A worker that failed is passed over for ``rest`` seconds, 
 from __future__ import annotations
 
 import itertools
+import json
 import logging
 import time
 from collections.abc import Sequence
@@ -80,9 +83,9 @@ class Front:
             await self._session.close()
             self._session = None
 
-    def _order(self) -> list[Backend]:
-        """Every worker once, starting with the next in turn; resting ones last."""
-        first = next(self._turns)
+    def _order(self, chat: int | None) -> list[Backend]:
+        """Every worker once, starting with the chat's (or the next in turn); resting ones last."""
+        first = chat % len(self.backends) if chat is not None else next(self._turns)
         ring = self.backends[first:] + self.backends[:first]
         now = time.monotonic()
         return [b for b in ring if not b.resting(now)] + [b for b in ring if b.resting(now)]
@@ -93,7 +96,7 @@ class Front:
         if request.content_type != "application/json":
             return web.Response(status=415, text="an update is a JSON document")
         body = await request.read()
-        for backend in self._order():
+        for backend in self._order(chat_of(body)):
             if await self._forward(backend, body):
                 backend.taken += 1
                 return web.Response(status=200)
@@ -117,3 +120,23 @@ class Front:
         backend.resting_until = time.monotonic() + self._rest
         return False
 
+
+
+def chat_of(body: bytes) -> int | None:
+    """The chat an update belongs to (a message's or a pressed button's message's), if any."""
+    try:
+        update = json.loads(body)
+    except ValueError:
+        return None
+    if not isinstance(update, dict):
+        return None
+    for value in update.values():
+        if isinstance(value, dict):
+            message = value.get("message") if "data" in value or "chat_instance" in value else value
+            chat = message.get("chat") if isinstance(message, dict) else None
+            if isinstance(chat, dict) and isinstance(chat.get("id"), int):
+                return chat["id"]
+            user = value.get("from")
+            if isinstance(user, dict) and isinstance(user.get("id"), int):
+                return user["id"]
+    return None

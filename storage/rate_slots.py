@@ -178,7 +178,7 @@ async def open_rate_slots(target: str | Path) -> RateSlots:
     backend, where = describe(target)
     try:
         if backend == "postgresql":
-            pool = await asyncpg.create_pool(where, min_size=1, max_size=4, timeout=TIMEOUT,
+            pool = await asyncpg.create_pool(where, min_size=0, max_size=4, timeout=TIMEOUT,
                                              max_inactive_connection_lifetime=60)
             return PostgresRateSlots(pool)
         conn = await aiosqlite.connect(where, isolation_level=None)
