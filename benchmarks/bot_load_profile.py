@@ -17,7 +17,7 @@ from pathlib import Path
 
 # (label, indent, markers): a sample belongs to the line if any marker is in its stack.
 PARTS: list[tuple[str, int, tuple[str, ...]]] = [
-    ("drawing threads (presenter._png: draw + encode)", 0, ("_png.<locals>",)),
+    ("drawing threads (presenter: draw + encode)", 0, ("_png.<locals>", "_photo.<locals>")),
     ("encode (quantize + zlib / JPEG)", 1, ("encode_png", "encode_jpeg", "encode_photo")),
     ("render_table (incl. the DM's)", 1, ("render_table",)),
     ("render_seat_screen (DM table + hand + compose)", 1, ("render_seat_screen",)),
@@ -28,17 +28,27 @@ PARTS: list[tuple[str, int, tuple[str, ...]]] = [
     ("httpx / httpcore", 1, ("httpx/", "httpcore/")),
     ("storage (our code and the aiosqlite thread)", 0, ("storage/", "aiosqlite/")),
     ("engine and computer players", 0, ("engine/",)),
-    ("PTB update handling", 0, ("telegram/ext/_application.py",)),
     ("presenter on the event loop (views, captions, keyboards)", 0, ("bot/table/views.py",)),
+]
+# What the event loop's own samples are doing, first match wins.
+LOOP_PARTS: list[tuple[str, tuple[str, ...]]] = [
+    ("HTTP client (httpx / httpcore)", ("httpx/", "httpcore/")),
+    ("PTB building requests and parsing answers", ("telegram/_bot.py", "telegram/request", "telegram/_")),
+    ("rate limiter", ("bot/ratelimit.py",)),
+    ("presenter", ("bot/table/presenter.py",)),
+    ("runner and the press handler", ("bot/table/runner.py", "bot/table/feature.py")),
+    ("storage", ("storage/",)),
+    ("PTB dispatching, job queue", ("telegram/ext/", "apscheduler/")),
 ]
 
 
 def read_samples(path: Path) -> list[tuple[str, int]]:
-    """(stack, count) of each line of a py-spy raw file."""
+    """(stack, count) of each line of a py-spy raw file, without the event loop's waits in epoll
+    (py-spy's --nonblocking sampling counts them as busy)."""
     out: list[tuple[str, int]] = []
     for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
         stack, _, count = line.rpartition(" ")
-        if stack and count.isdigit():
+        if stack and count.isdigit() and "(selectors.py" not in stack.rsplit(";", 1)[-1]:
             out.append((stack, int(count)))
     return out
 
@@ -50,7 +60,13 @@ def shares(samples: list[tuple[str, int]]) -> tuple[int, Counter[str], int]:
         for label, _, markers in PARTS:
             if any(m in stack for m in markers):
                 found[label] += n
-    loop = sum(n for stack, n in samples if "MainThread" in stack or "run_polling" in stack)
+    loop = 0
+    for stack, n in samples:
+        if "MainThread" not in stack:
+            continue
+        loop += n
+        label = next((label for label, markers in LOOP_PARTS if any(m in stack for m in markers)), "other")
+        found[f"loop: {label}"] += n
     return total, found, loop
 
 
@@ -66,6 +82,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{'  ' * indent + label:58}{cells}")
     print(f"{'event loop thread (all it does)':58}"
           + "".join(f"{100 * loop / t if t else 0:>15.0f}%" for _, t, _, loop in results))
+    for label in [label for label, _ in LOOP_PARTS] + ["other"]:
+        cells = "".join(f"{100 * found[f'loop: {label}'] / t if t else 0:>15.0f}%" for _, t, found, _ in results)
+        print(f"{'  ' + label:58}{cells}")
     return 0
 
 
