@@ -219,6 +219,12 @@ class TelegramPresenter:
                     show.seats[seat] = SeatShow()
         await self.caught_up(runner)
 
+    async def post_settlement(self, runner: TableRunner) -> None:
+        """Post a finished hand's settlement card that is still owed, and wait until it is out
+        (several workers: the caller holds the chat's lock, so one worker posts it)."""
+        await self.attach(runner)
+        await self._finish(runner, views.final_card(runner, self._shows[runner.table_id].group_texts))
+
     async def caught_up(self, runner: TableRunner) -> None:
         """Another worker moved the table on and showed it: what this worker remembers of the
         messages is stale, so its next update draws them in full. The decisions it shows are

@@ -137,8 +137,7 @@ class Tables:
             hands = await self.storage.unfinished_hands()
             await self.storage.set_timers({f"{RESUME_TIMER}{u.table.id}": (0, {"hand": u.hand.id}) for u in hands},
                                           keep_existing=True)
-            await self.post_owed()
-            return
+            return  # owed cards: retry_owed, under each chat's lock
         snapshots = await self.storage.hand_snapshots()
         for unfinished in await self.storage.unfinished_hands():
             hand, table = unfinished.hand, unfinished.table
@@ -254,6 +253,9 @@ class Tables:
         retries: a storm of 429s or 5xx) is posted again 20 s after the hand ended, then after
         40 s, 80 s... at most every 10 min, until a send succeeds or the table moves on."""
         now = datetime.now(UTC)
+        if self.shared:
+            await self._retry_owed_shared(now.timestamp())
+            return
         live = {runner.hand.id: runner for runner in self.runners.values() if runner.game.over}
         for owed in await self.storage.owed_posts():
             kind, _, raw = owed.key.partition(":")
@@ -269,6 +271,41 @@ class Tables:
             log.warning("table %s: the settlement card of hand %s is still owed; posting it again",
                         runner.table_id, runner.hand.id)
             await self.presenter.changed(runner, ())
+
+    async def _retry_owed_shared(self, now: float) -> None:
+        """Several workers: a card still owed after OWED_FIRST_RETRY_SECONDS (its worker may have
+        died before posting it, or Telegram refused it) is posted by one worker, under the chat's
+        lock, once it finds the card still owed; then after 40 s, 80 s... as with one process."""
+        for owed in await self.storage.owed_posts():
+            kind, _, raw = owed.key.partition(":")
+            if kind != "settlement" or not raw.isdigit():
+                continue
+            first = (0, owed.created_at.timestamp() + OWED_FIRST_RETRY_SECONDS)
+            attempt, due = self._owed_attempts.get(owed.key, first)
+            if now < due:
+                continue
+            wait = min(OWED_FIRST_RETRY_SECONDS * 2 ** (attempt + 1), OWED_MAX_RETRY_SECONDS)
+            self._owed_attempts[owed.key] = (attempt + 1, now + wait)
+            async with self.chat_lock(owed.chat_id):
+                if owed.key in {o.key for o in await self.storage.owed_posts()}:
+                    await self._post_owed_card(int(raw), owed.key)
+
+    async def _post_owed_card(self, hand_id: int, key: str) -> None:
+        hand = await self.storage.get_hand(hand_id)
+        table = await self.storage.get_table(hand.table_id)
+        hands = await self.storage.table_hands(table.id)
+        if table.status is not TableStatus.PLAYING or hands[-1].id != hand.id:
+            await self.storage.mark_posted(key)  # the table moved on: the card is no longer wanted
+            return
+        runner = self.runners.get(table.id)
+        if runner is None or runner.hand.id != hand.id or not runner.game.over:
+            logged = [Action.from_dict(a.action) for a in await self.storage.hand_actions(hand.id)]
+            game = Game.replay(RuleSet.from_dict(hand.rules), hand.seed, hand.dealer, logged)
+            runner = await self._runner(table, hand, game)
+        log.warning("table %s: the settlement card of hand %s is still owed; posting it again", table.id, hand.id)
+        post = getattr(self.presenter, "post_settlement", None)
+        if post is not None:
+            await post(runner)
 
     async def storage_trouble(self, runner: TableRunner, slow: bool) -> None:
         """Tell the group once that moves wait for the database, and once that they go on."""

@@ -26,10 +26,11 @@ import aiohttp
 from aiohttp import web
 from fake_telegram import ChatMessage, FakeChat, FakeTelegram
 from harness import BotFactory, clean_environment
-from table_players import HumanPlayer, open_lobby, start_game
+from table_players import HumanPlayer, alone_at_a_table, open_lobby, start_game
 
 from bot import tallies
 from bot.services import services
+from bot.table import feature, tables
 from engine.actions import Action
 from engine.game import Game
 from engine.rules import RuleSet
@@ -231,6 +232,42 @@ async def test_two_workers_ticking_together_post_a_chats_daily_summary_once(
         posted = [[m for m in telegram.bot_messages(g) if (m.caption or "").startswith("Tally of the day")]
                   for g in groups]
         assert [len(p) for p in posted] == [1] * len(groups)
+    finally:
+        await factory.close()
+        await postgres_server.drop_database(db)
+
+
+async def test_a_settlement_card_its_worker_never_posted_is_posted_once_by_the_others(
+    telegram: FakeTelegram, postgres_server, monkeypatch
+) -> None:
+    db = await postgres_server.create_database()
+    for name in clean_environment():
+        monkeypatch.delenv(name)
+    monkeypatch.setattr(feature, "OWED_TICK_SECONDS", 0.3)
+    monkeypatch.setattr(tables, "OWED_FIRST_RETRY_SECONDS", 1.0)
+    fast = {"XUEZHAN_LANG": "en", "XUEZHAN_COMPUTER_DELAY": "0", "XUEZHAN_DISCARD_SECONDS": "1",
+            "XUEZHAN_CLAIM_SECONDS": "1"}
+    factory = BotFactory(telegram, db)
+    try:
+        first = await factory(**fast)
+        # No picture reaches Telegram: the worker that finishes the hand never posts its card, as
+        # one killed right after the final action would not.
+        telegram.fail_next("sendPhoto", 100_000, status=400, description="Bad Request: the worker is gone")
+        _, group = await alone_at_a_table(telegram)
+        storage = services(first).storage
+        for _ in range(600):
+            if [p.key for p in await storage.owed_posts()]:
+                break
+            await asyncio.sleep(0.1)
+        assert [p.key.split(":")[0] for p in await storage.owed_posts()] == ["settlement"]
+        await factory.stop(first)
+        telegram.clear_faults()
+
+        others = [await factory(**fast), await factory(**fast)]  # both tick at once, every 0.3 s
+        await telegram.wait_for(lambda: settlement_cards(telegram, group), timeout=20, what="the owed card")
+        await asyncio.sleep(2)
+        assert len(settlement_cards(telegram, group)) == 1
+        assert await services(others[0]).storage.owed_posts() == []
     finally:
         await factory.close()
         await postgres_server.drop_database(db)
