@@ -5,8 +5,8 @@ minute), whichever process sends. One process keeps those limits with leaky buck
 (``bot.ratelimit``); several workers keep them here, one row per bucket, with the generic cell
 rate algorithm: a row holds the bucket's *theoretical arrival time* (``tat``, microseconds since
 the epoch). A send reserves one turn of every bucket it counts against (a group message: the
-group's and the bot's) **at one moment** ``s``, in one short transaction that locks those rows
-in key order:
+group's and the bot's) **at one moment** ``s``, in one statement that locks those rows in key
+order (on SQLite, one write transaction):
 
     s     = max(now, max over the buckets of (tat - (burst - 1) * interval))
     tat   = max(tat, s) + interval          for each of them
@@ -44,9 +44,17 @@ Turn = tuple[str, float, int]  # (bucket key, seconds between turns, burst)
 
 _PG_NOW = "(extract(epoch FROM clock_timestamp()) * 1000000)::bigint"
 _PG_CREATE = "INSERT INTO rate_slots (key, tat) SELECT unnest($1::text[]), 0 ON CONFLICT (key) DO NOTHING"
-_PG_LOCK = f"SELECT key, tat, {_PG_NOW} AS now FROM rate_slots WHERE key = ANY($1::text[]) ORDER BY key FOR UPDATE"
-_PG_SET = ("UPDATE rate_slots SET tat = v.tat FROM unnest($1::text[], $2::bigint[]) AS v(key, tat) "
-           "WHERE rate_slots.key = v.key")
+# One statement: lock the buckets' rows in key order, read the clock once they are held, take a
+# turn of each at one moment s. The lock lasts one statement, not a client round trip.
+_PG_RESERVE = f"""
+    WITH want AS (SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[]) AS w (key, step, slack)),
+    held AS (SELECT r.key, r.tat FROM rate_slots r JOIN want USING (key) ORDER BY r.key FOR UPDATE OF r),
+    clock AS (SELECT {_PG_NOW} AS now, max(held.tat - want.slack) AS first FROM held JOIN want USING (key)),
+    turn AS (SELECT GREATEST(now, first) AS s, now FROM clock)
+    UPDATE rate_slots SET tat = GREATEST(rate_slots.tat, turn.s) + want.step
+    FROM turn, want WHERE rate_slots.key = want.key
+    RETURNING turn.s, turn.now
+"""
 _PG_HOLD = f"""
     INSERT INTO rate_slots (key, tat) VALUES ($1, {_PG_NOW} + $2)
     ON CONFLICT (key) DO UPDATE SET tat = GREATEST(rate_slots.tat, excluded.tat)
@@ -119,14 +127,13 @@ class PostgresRateSlots(RateSlots):
 
     async def _reserve(self, turns: Sequence[Turn]) -> tuple[int, int]:
         keys = [key for key, _, _ in turns]
-        async with self._pool.acquire() as conn, conn.transaction():
+        steps = [_micro(interval) for _, interval, _ in turns]
+        slack = [(burst - 1) * step for (_, _, burst), step in zip(turns, steps, strict=True)]
+        async with self._pool.acquire() as conn:
             if not self._known.issuperset(keys):
                 await conn.execute(_PG_CREATE, keys)
-            locked = await conn.fetch(_PG_LOCK, keys)
-            now = locked[0]["now"]
-            at, tats = next_turn(now, {row["key"]: row["tat"] for row in locked}, turns)
-            await conn.execute(_PG_SET, list(tats), list(tats.values()))
-        return at, now
+            row = await conn.fetchrow(_PG_RESERVE, keys, steps, slack)
+        return row["s"], row["now"]
 
     async def _hold(self, key: str, ahead: int) -> None:
         async with self._pool.acquire() as conn:
