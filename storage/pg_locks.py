@@ -33,6 +33,8 @@ TABLE_LOCK_CLASS = 0x585A
 CHAT_LOCK_CLASS = 0x585B
 FIRST_WAIT_SECONDS = 0.002
 MAX_WAIT_SECONDS = 0.05
+TRY_LOCK = "SELECT pg_try_advisory_lock($1, $2)"
+UNLOCK = "SELECT pg_advisory_unlock($1, $2)"
 
 
 class AdvisoryLocks:
@@ -42,14 +44,20 @@ class AdvisoryLocks:
         self._io = asyncio.Lock()  # one statement at a time on the connection
         # Advisory locks are re-entrant within a session: tasks of this process queue here first.
         self._local: dict[Key, tuple[asyncio.Lock, int]] = {}  # key -> (lock, tasks using it)
+        self._background: set[asyncio.Future[Any]] = set()
 
     async def _call(self, sql: str, *args: Any) -> Any:
+        """One statement on the lock connection, run to its end even if the caller is cancelled
+        (a statement cut off mid-way would leave the connection busy for the next one)."""
+        return await asyncio.shield(self._statement(sql, *args))
+
+    async def _statement(self, sql: str, *args: Any) -> Any:
         async with self._io:
             if self._conn is None or self._conn.is_closed():
                 self._conn = await self._connect()
             try:
                 return await self._conn.fetchval(sql, *args)
-            except (asyncpg.PostgresError, asyncpg.InterfaceError, OSError) as error:
+            except (asyncpg.PostgresError, asyncpg.InterfaceError, asyncpg.InternalClientError, OSError) as error:
                 self._conn.terminate()
                 self._conn = None
                 raise StorageError(f"the table lock is out of reach: {error}") from error
@@ -79,14 +87,28 @@ class AdvisoryLocks:
 
     async def _acquire_shared(self, key: Key) -> None:
         wait = FIRST_WAIT_SECONDS
-        while not await self._call("SELECT pg_try_advisory_lock($1, $2)", key[0], _object(key[1])):
+        while True:
+            attempt = asyncio.ensure_future(self._statement(TRY_LOCK, key[0], _object(key[1])))
+            try:
+                taken = await asyncio.shield(attempt)
+            except asyncio.CancelledError:  # the caller gave up: a lock the attempt took must not stay held
+                attempt.add_done_callback(lambda done: self._give_back(key, done))
+                raise
+            if taken:
+                return
             await asyncio.sleep(wait)
             wait = min(wait * 2, MAX_WAIT_SECONDS)
+
+    def _give_back(self, key: Key, attempt: asyncio.Future[Any]) -> None:
+        if not attempt.cancelled() and attempt.exception() is None and attempt.result():
+            unlock = asyncio.ensure_future(self._call(UNLOCK, key[0], _object(key[1])))
+            self._background.add(unlock)
+            unlock.add_done_callback(self._background.discard)
 
     async def release(self, key: Key) -> None:
         """Let go of the lock (one lost with a dropped connection is already gone)."""
         try:
-            await self._call("SELECT pg_advisory_unlock($1, $2)", key[0], _object(key[1]))
+            await self._call(UNLOCK, key[0], _object(key[1]))
         except StorageError:
             pass
         finally:

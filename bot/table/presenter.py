@@ -320,10 +320,10 @@ class TelegramPresenter:
     async def _edit_table(self, runner: TableRunner, show: TableShow) -> None:
         if show.message_id is None or self._group_wanted(runner, show) == show.group_shown:
             return  # nothing the group can see changed
-        if await runner.behind():
-            return  # another worker moved the table on, and shows it
         await self._group_budget(show)
         async with self._turn(runner.chat_id):
+            if await runner.behind():
+                return  # another worker moved the table on meanwhile, and shows it
             view, caption = self._group_wanted(runner, show)  # the latest, after the wait
             show.group_sent = time.monotonic()
             try:
@@ -494,10 +494,10 @@ class TelegramPresenter:
         buttons = markup.to_dict() if markup is not None else None
         if not redraw and caption == seat_show.caption and buttons == seat_show.buttons:
             return  # nothing to change: no turn taken
-        if await runner.behind():
-            return  # another worker moved the table on, and shows it
         try:
             async with self._turn(user_id):
+                if await runner.behind():
+                    return  # another worker moved the table on meanwhile, and shows it
                 inputs, caption, markup = self._seat_wanted(runner, seat)  # the latest, after the wait
                 buttons = markup.to_dict() if markup is not None else None
                 await self._show_seat(runner, seat, seat_show, user_id, inputs, caption, markup, redraw)

@@ -583,22 +583,41 @@ class TableRunner:
         self._driver = asyncio.get_running_loop().create_task(self._drive(), name=f"xz-table-{self.table_id}")
 
     async def _drive(self) -> None:
-        """Let computer players (and seats under 托管) decide until a person must."""
+        """Let computer players (and seats under 托管) decide until a person must. A step that
+        cannot begin (several workers: the table's lock or the log out of reach while the database
+        restarts) is tried again with backoff, as a write is."""
+        delay = RETRY_FIRST_SECONDS
         while not self.closed:
             if self.limits.computer_delay:
                 await asyncio.sleep(self.limits.computer_delay)
-            async with self._deciding():
-                if self.game.over or self.closed:
+            try:
+                if await self._drive_step():
                     return
-                seat = next((s for s in self.game.pending_seats() if self.controlled(s)), None)
-                if seat is None:
+            except Exception as error:
+                if self.closed:
                     return
-                try:
-                    await self._commit(await self._computer_choice(seat))
-                    self._arm_wake()
-                except GameError:
-                    log.exception("table %s: computer player chose an illegal action", self.table_id)
-                    return
-                except Exception:  # storage refused the write (retries cover a storage that is away)
-                    log.exception("table %s: a computer player's move could not be logged", self.table_id)
-                    return
+                log.warning("table %s: the computer players wait for the database (%s); retrying in %.1f s",
+                            self.table_id, error, delay)
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, RETRY_MAX_SECONDS)
+                continue
+            delay = RETRY_FIRST_SECONDS
+
+    async def _drive_step(self) -> bool:
+        """One computer decision; True when there is none to make (or it cannot be made)."""
+        async with self._deciding():
+            if self.game.over or self.closed:
+                return True
+            seat = next((s for s in self.game.pending_seats() if self.controlled(s)), None)
+            if seat is None:
+                return True
+            try:
+                await self._commit(await self._computer_choice(seat))
+                self._arm_wake()
+            except GameError:
+                log.exception("table %s: computer player chose an illegal action", self.table_id)
+                return True
+            except Exception:  # storage refused the write (retries cover a storage that is away)
+                log.exception("table %s: a computer player's move could not be logged", self.table_id)
+                return True
+        return False

@@ -75,11 +75,18 @@ class DatabaseScheduler:
         self._pending[name] = None
 
     async def flush(self) -> None:
-        """Write the timers set and cancelled since the last flush, in one unit."""
+        """Write the timers set and cancelled since the last flush, in one unit. If the database
+        cannot take them now they stay pending (newer ones win) and the poller tries again: a step
+        whose move is saved does not fail over its timers."""
         if not self._pending:
             return
         changes, self._pending = self._pending, {}
-        await self.storage.set_timers(changes)
+        try:
+            await self.storage.set_timers(changes)
+        except Exception as error:
+            log.warning("could not save %d timers (%s); trying again shortly", len(changes), error)
+            self._pending = {**changes, **self._pending}
+            return
         soonest = min((change[0] for change in changes.values() if change is not None), default=None)
         if soonest is not None:
             due = time.monotonic() + soonest + CLOCK_SLACK_SECONDS
@@ -99,6 +106,7 @@ class DatabaseScheduler:
         while True:
             now = time.monotonic()
             if now >= self._sleep_until:
+                await self.flush()  # timers a step could not save
                 try:
                     claimed = await self.storage.claim_timers(self.worker, self.lease_seconds)
                 except Exception as error:  # the database is away: try again at the next poll
