@@ -12,6 +12,7 @@ someone who is not seated, it shows the open table only, as the group picture do
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import logging
 from collections.abc import Callable, Sequence
@@ -52,16 +53,29 @@ def lobby_link(settings: Settings, bot_username: str, table_id: int) -> str | No
 
 
 class DmLinks:
-    """At the start of a hand, each person gets one DM with a button that opens the table."""
+    """At the start of a hand, each person gets one DM with a button that opens the table. The
+    runner tells its presenters under the table's lock, so the DMs go out from a task of their
+    own (behind Telegram's rate limits they may take seconds) and the table does not wait."""
 
     def __init__(self, bot: Bot, base_url: str, seat_texts: SeatTexts) -> None:
         self.bot = bot
         self.base_url = base_url
         self.seat_texts = seat_texts
+        self._sending: set[asyncio.Task[None]] = set()
 
     async def hand_started(self, runner: TableRunner, resumed: bool) -> None:
         if resumed:
             return
+        task = asyncio.get_running_loop().create_task(self._send(runner))
+        self._sending.add(task)
+        task.add_done_callback(self._sending.discard)
+
+    async def close(self) -> None:
+        for task in list(self._sending):
+            task.cancel()
+        await asyncio.gather(*self._sending, return_exceptions=True)
+
+    async def _send(self, runner: TableRunner) -> None:
         for seat, player in enumerate(runner.seats):
             if player.user_id is None:
                 continue
@@ -106,7 +120,7 @@ async def on_start(app: AnyApplication) -> None:
     app.bot_data[HUB_KEY] = hub
     app.bot_data[SERVER_KEY] = server
     links = DmLinks(app.bot, settings.webapp_url, live.presenter.seat_texts)
-    view = Fanout(live.presenter, links, hub)
+    view = Fanout(hub, live.presenter, links)
     live.presenter = view
     for runner in live.runners.values():
         runner.presenter = view

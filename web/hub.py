@@ -115,6 +115,15 @@ class WebHub:
     async def seat_controlled(self, runner: TableRunner, seat: int, reason: str) -> None:
         self._broadcast(runner, ())
 
+    async def attach(self, runner: TableRunner) -> None:
+        """A hand another worker dealt, taken up here: its pages follow this runner."""
+        self.runners[runner.table_id] = runner
+        self._broadcast(runner, ())
+
+    async def caught_up(self, runner: TableRunner) -> None:
+        """The runner applied moves another worker logged: the pages show where the table is."""
+        self._broadcast(runner, ())
+
     async def forget(self, table_id: int) -> None:
         """The table's hand is closed: a finished hand stays on the open pages until the next one
         (and is dropped with the last of them); a voided one is closed on every page."""
@@ -144,7 +153,7 @@ class WebHub:
 
     # --- pages ------------------------------------------------------------------------------
 
-    async def attach(self, viewer: Viewer, since: int | None = None) -> None:
+    async def join(self, viewer: Viewer, since: int | None = None) -> None:
         """Start a page: the whole picture now, with the events it missed since ``since``; or
         the table's lobby while no hand is being played there."""
         viewer.start()
@@ -199,7 +208,7 @@ class WebHub:
         else:
             viewer.push_text(moment.for_seat(seat, self._remaining(runner, seat)))
 
-    async def detach(self, viewer: Viewer) -> None:
+    async def leave(self, viewer: Viewer) -> None:
         viewers = self.viewers.get(viewer.table_id)
         if viewers is not None:
             viewers.discard(viewer)
@@ -269,7 +278,11 @@ class WebHub:
 
 
 class Fanout:
-    """One presenter made of several: each hears every call, in order (Telegram first)."""
+    """One presenter made of several: each hears every call, in order. The web hub goes first,
+    since it only queues frames (about a millisecond for a table's four pages), while the
+    Telegram presenter may wait for storage when a hand starts. The optional calls a runner or
+    ``Tables`` makes when a presenter has them (``attach``, ``caught_up``, ``post_settlement``)
+    reach every presenter that has them."""
 
     def __init__(self, *presenters: Presenter) -> None:
         self.presenters = presenters
@@ -290,14 +303,26 @@ class Fanout:
         for p in self.presenters:
             await p.seat_controlled(runner, seat, reason)
 
+    async def attach(self, runner: TableRunner) -> None:
+        await self._each("attach", runner)
+
+    async def caught_up(self, runner: TableRunner) -> None:
+        await self._each("caught_up", runner)
+
+    async def post_settlement(self, runner: TableRunner) -> None:
+        await self._each("post_settlement", runner)
+
     async def forget(self, table_id: int) -> None:
-        for p in self.presenters:
-            forget = getattr(p, "forget", None)
-            if forget is not None:
-                await forget(table_id)
+        await self._each("forget", table_id)
 
     async def close(self) -> None:
         for p in self.presenters:
             close = getattr(p, "close", None)
             if close is not None:
                 await close()
+
+    async def _each(self, name: str, *args: Any) -> None:
+        for p in self.presenters:
+            method = getattr(p, name, None)
+            if method is not None:
+                await method(*args)

@@ -122,7 +122,7 @@ class WebServer:
         viewer = Viewer(table_id, user.user_id, ws)
         since = hello.get("since") if isinstance(hello, dict) else None
         same_hand = isinstance(hello, dict) and hello.get("hand_id") == self._hand_id(table_id)
-        await self.hub.attach(viewer, since if same_hand and isinstance(since, int) else None)
+        await self.hub.join(viewer, since if same_hand and isinstance(since, int) else None)
         try:
             async for message in ws:
                 if message.type is not WSMsgType.TEXT:
@@ -131,7 +131,7 @@ class WebServer:
                 if isinstance(act, dict):
                     await self.hub.act(viewer, act)
         finally:
-            await self.hub.detach(viewer)
+            await self.hub.leave(viewer)
         return ws
 
     def _watched(self, wanted: Any) -> int:
