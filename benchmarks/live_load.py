@@ -185,7 +185,8 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
-async def measure_web(tables: int, seconds: float, think: float, synchronous: str) -> int:
+async def measure_web(tables: int, seconds: float, think: float, synchronous: str) -> tuple[int, list[float]]:
+    """Returns the exit code (1 if a simulated browser failed) and the latencies in seconds."""
     import aiohttp
 
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
@@ -257,7 +258,7 @@ async def measure_web(tables: int, seconds: float, think: float, synchronous: st
         print(f"  target p99 < 100 ms at 200 tables: {'met' if p99 < 100 else 'NOT met'}", flush=True)
     else:
         print(f"  p99 < 100 ms here: {'yes' if p99 < 100 else 'no'} (the target is set at 200 tables)", flush=True)
-    return 0 if not rec.errors else 1
+    return (0 if not rec.errors else 1), lat
 
 
 async def seat_dm_tables(tg: Any, storage: Any, tables: int) -> list[Any]:
@@ -388,9 +389,17 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.tables < 1 or args.seconds <= 0 or args.think < 0:
         parser.error("--tables must be at least 1, --seconds positive, --think not negative")
-    code = 0 if args.no_web else asyncio.run(measure_web(args.tables, args.seconds, args.think, args.synchronous))
+    code, web = (0, []) if args.no_web else asyncio.run(
+        measure_web(args.tables, args.seconds, args.think, args.synchronous))
     if not args.no_dm:
-        print_dm(args.tables, args.think, asyncio.run(measure_dm(args.tables, args.seconds, args.think)))
+        dm = asyncio.run(measure_dm(args.tables, args.seconds, args.think))
+        print_dm(args.tables, args.think, dm)
+        if web:
+            last = dm["lat"].last
+            print(f"\nside by side, {args.tables} tables: web action -> all four views p50 "
+                  f"{percentile(web, 0.5) * 1000:.0f} ms, p99 {percentile(web, 0.99) * 1000:.0f} ms; "
+                  f"DM press -> the table's last Telegram call p50 {percentile(last, 0.5) * 1000:.0f} ms, "
+                  f"p99 {percentile(last, 0.99) * 1000:.0f} ms", flush=True)
     return code
 
 
