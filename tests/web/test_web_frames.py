@@ -97,6 +97,8 @@ def check_frame(frame: dict[str, Any], truth: Truth) -> None:
     check_wins(frame, state)
     if not state["choosing"]:  # once chosen, every void is open to all
         assert view["voids"] == state["voids"]
+    else:  # while they are being chosen, each seat knows only its own
+        assert all(v is None for s, v in enumerate(view["voids"]) if s != seat)
     if seat is None:
         assert frame["actions"] == [] and view["drawn"] is None and view["swap_given"] == view["swap_received"] == []
     assert ("final" in frame) == frame["over"] == state["over"]
