@@ -88,6 +88,7 @@ class Options:
     think: float
     computer_delay: float
     profile: Path | None = None  # py-spy's samples of the bot in each measured window go here
+    warm_up: float = WARM_UP  # seconds of play before the window: the first sprites and labels drawn
 
 
 @dataclass(frozen=True)
@@ -350,7 +351,7 @@ async def _play(phase: Phase, tg: LoadTelegram, bot: BotProcess, storage: Storag
         for seat, user in enumerate(table.people):
             people.append(asyncio.create_task(play_person(tg, rec, table, user, options.think, seat == 0)))
     try:
-        await asyncio.sleep(WARM_UP)
+        await asyncio.sleep(options.warm_up)
         first_row = len(tg.rows)
         phase.load = (load_average(), 0.0)
         cpu_before, start_at, wall_start = tree_cpu(bot.pid), time.monotonic(), datetime.now(UTC)
@@ -596,6 +597,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="seconds a person looks at a decision before pressing (default 1)")
     parser.add_argument("--computer-delay", type=float, default=0.5,
                         help="XUEZHAN_COMPUTER_DELAY, the pause before a computer player acts (default 0.5)")
+    parser.add_argument("--warm-up", type=float, default=WARM_UP,
+                        help=f"seconds of play before each Xuezhan window (default {WARM_UP:g}): a new process "
+                        "draws each tile sprite and text label once, a one-off cost, not a per-action one")
     parser.add_argument("--no-peer", action="store_true", help="measure the Xuezhan runs only")
     parser.add_argument("--workers", type=positive_int, nargs="+", default=None, metavar="N",
                         help="instead of the peer: SQLite with one worker, then PostgreSQL with N workers "
@@ -609,13 +613,14 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--profile", type=Path, default=None,
                         help="record the bot with py-spy in each window, to FILE-<tables>.<ext> (collapsed stacks)")
     args = parser.parse_args(argv)
-    if not 0 <= args.think <= 60 or not 0 <= args.computer_delay <= 30:
-        parser.error("--think must be within 0..60 and --computer-delay within 0..30 seconds")
+    if not 0 <= args.think <= 60 or not 0 <= args.computer_delay <= 30 or not 0 <= args.warm_up <= 600:
+        parser.error("--think must be within 0..60, --computer-delay within 0..30 and --warm-up within 0..600 "
+                     "seconds")
     return args
 
 
 async def main_async(args: argparse.Namespace) -> int:
-    options = Options(args.people, args.think, args.computer_delay, args.profile)
+    options = Options(args.people, args.think, args.computer_delay, args.profile, args.warm_up)
     print(f"bot load: {args.tables} tables x {args.people} person(s) + computers, think {args.think}s, "
           f"computer delay {args.computer_delay}s, on {os.cpu_count()} CPU(s)")
     if args.workers:
