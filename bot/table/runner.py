@@ -522,17 +522,21 @@ class TableRunner:
         self._saved_states = self._states()
 
     async def _save_step(self) -> None:
-        """After a step: the seat states (if they changed) and the timers it set, for other workers."""
+        """After a step: the seat states (if they changed) and the timers it set, for other workers.
+        Both are asked for at once, so the group commit writes them in one transaction."""
         states = self._states()
-        if states != self._saved_states and not self.game.over:
-            try:
-                self._states_version = await self.storage.save_seat_states(self.hand.id, states)
-                self._saved_states = states
-            except Exception:  # the next step saves them; the log is the truth for the game itself
-                log.exception("table %s: could not save the seat states", self.table_id)
         flush = getattr(self.scheduler, "flush", None)
-        if flush is not None:
-            await flush()
+        writes = [flush()] if flush is not None else []
+        if states != self._saved_states and not self.game.over:
+            writes.append(self._save_states(states))
+        await asyncio.gather(*writes)
+
+    async def _save_states(self, states: JSON) -> None:
+        try:
+            self._states_version = await self.storage.save_seat_states(self.hand.id, states)
+            self._saved_states = states
+        except Exception:  # the next step saves them; the log is the truth for the game itself
+            log.exception("table %s: could not save the seat states", self.table_id)
 
     async def expire(self, seat: int, seq: int) -> None:
         """Time ran out: a computer player decides; the second expiry in a row hands over the seat."""
