@@ -278,7 +278,9 @@ class Label:
     left: int  # the sprite's left edge relative to the line's origin (negative: ink before it)
 
 
-@lru_cache(maxsize=512)  # a label is ~10-40 KB: at most ~15 MB, the lines of many tables at once
+# A label is ~10-40 KB (17 KB on average): 2048 is ~35 MB. One table's group and DM pictures hold
+# about 50 (names in two sizes and colours, chips, statuses), so 512 churned at 50 tables.
+@lru_cache(maxsize=2048)
 def label(text: str, size: int, fill: Color, bold: bool = False) -> Label:
     """One line of text as a cached sprite; paste it, don't draw on it."""
     parts = runs(text, size, bold)
