@@ -106,7 +106,7 @@ class TelegramRateLimiter(BaseRateLimiter[int]):
         if key is None:
             return  # callback answers, getUpdates, getMe: no chat, no bucket
         in_group = self._group_rate is not None and not (isinstance(key, int) and key > 0)
-        if self._shared is not None and await self._shared.take(key, group=in_group):
+        if self._shared is not None and await self._shared.take(key, group=in_group) is not None:
             return
         group = self._group(key)
         if group is not None:

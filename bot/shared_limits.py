@@ -64,21 +64,23 @@ class SharedTurns:
             await self._slots.close()
             self._slots = None
 
-    async def take(self, key: ChatKey, *, group: bool) -> bool:
-        """Wait for ``key``'s turn (of the bot's bucket, and its group's at the same moment); False
-        if the database cannot give one, and the caller keeps the limits itself."""
+    async def take(self, key: ChatKey, *, group: bool) -> float | None:
+        """Wait for ``key``'s turn (of the bot's bucket, and its group's at the same moment) and
+        return when it was (seconds since the epoch, by the database's clock); None if the
+        database cannot give one, and the caller keeps the limits itself."""
         try:
             turns = [(BOT_KEY, *_turn(self._overall))]
             if group:
                 turns.append((f"chat:{key}", *_turn(self._group)))
-            await asyncio.sleep(await (await self._connected()).reserve(turns))
+            grant = await (await self._connected()).reserve(turns)
         except StorageError as error:
             self._note_away(error)
-            return False
+            return None
         if self._away:
             log.info("shared rate limits: the database answers again")
             self._away = False
-        return True
+        await asyncio.sleep(grant.wait)
+        return grant.at
 
     async def hold(self, seconds: float) -> None:
         """Telegram answered 429: no worker sends for ``seconds`` (best effort; the worker that

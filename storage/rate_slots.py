@@ -33,6 +33,7 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 import aiosqlite
 import asyncpg
@@ -69,6 +70,14 @@ TIMEOUT = 2.0  # a database that does not answer this fast is treated as away (t
 _FAILURES = (OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError, aiosqlite.Error)
 
 
+class Grant(NamedTuple):
+    """A reserved turn: when it is (seconds since the epoch, by the database's clock), and how long
+    the caller waits for it."""
+
+    at: float
+    wait: float
+
+
 def _micro(seconds: float) -> int:
     return max(1, round(seconds * 1_000_000))
 
@@ -85,16 +94,16 @@ class RateSlots(ABC):
     def __init__(self) -> None:
         self._known: set[str] = set()  # buckets whose row exists (no insert needed)
 
-    async def reserve(self, turns: Sequence[Turn]) -> float:
-        """Reserve one turn of each bucket in ``turns`` at one moment; the seconds to wait for it.
-        Raises ``StorageError`` if the database cannot be reached."""
+    async def reserve(self, turns: Sequence[Turn]) -> Grant:
+        """Reserve one turn of each bucket in ``turns`` at one moment. Raises ``StorageError`` if
+        the database cannot be reached."""
         ordered = sorted(turns)  # one lock order for every process
         try:
             at, now = await asyncio.wait_for(self._reserve(ordered), TIMEOUT)
         except _FAILURES as error:
             raise StorageError(f"cannot reserve a send turn ({type(error).__name__}: {error})") from error
         self._known.update(key for key, _, _ in ordered)
-        return max(0, at - now) / 1_000_000
+        return Grant(at / 1_000_000, max(0, at - now) / 1_000_000)
 
     async def hold(self, key: str, seconds: float, interval: float, burst: int) -> None:
         """No turn of bucket ``key`` before ``seconds`` from now (Telegram answered 429 with

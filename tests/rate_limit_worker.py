@@ -1,10 +1,11 @@
-"""A process that sends as fast as ``TelegramRateLimiter`` lets it, its turns shared in a database.
+"""A process that takes send turns as fast as ``bot.shared_limits.SharedTurns`` gives them.
 
 Run as ``python tests/rate_limit_worker.py DB START GROUP_SENDS PRIVATE_SENDS``: at the wall-clock
-time START it makes every send at once (one task each) through the real limiter with
-``bot.shared_limits.SharedTurns`` on DB, with small limits (``RATES``) so that a test is short;
-the "Bot API" records the time of each call. It prints one JSON line: ``[[time, chat], ...]``.
-``tests/test_shared_limits.py`` runs two at once and checks the merged sends keep the limits.
+time START it asks for every turn at once (one task each, as a busy worker's sends do), with small
+limits (``RATES``) so that a test is short, and prints one JSON line: ``[[turn, chat], ...]``,
+each turn the moment the database granted (seconds since the epoch, by the database's clock) —
+not when the task woke up after it, which a loaded machine delays by any amount.
+``tests/test_shared_limits.py`` runs two at once and checks the merged turns keep the limits.
 """
 
 from __future__ import annotations
@@ -13,13 +14,11 @@ import asyncio
 import json
 import sys
 import time
-from typing import Any
 
 ROOT = __file__.rsplit("/tests/", 1)[0]
 if ROOT not in sys.path:  # run as a script: make the project importable
     sys.path.insert(0, ROOT)
 
-from bot.ratelimit import TelegramRateLimiter  # noqa: E402
 from bot.shared_limits import SharedTurns  # noqa: E402
 
 GROUP = -100123
@@ -27,28 +26,21 @@ RATES = {"overall": (20.0, 1.0), "group": (5.0, 1.0)}  # (turns, per seconds)
 
 
 async def main(db: str, start: float, group_sends: int, private_sends: int) -> list[tuple[float, int]]:
-    overall, group = RATES["overall"], RATES["group"]
-    limiter = TelegramRateLimiter(overall_max_rate=overall[0], overall_time_period=overall[1],
-                                  group_max_rate=group[0], group_time_period=group[1],
-                                  shared=SharedTurns(db, overall=overall, group=group))
-    await limiter.initialize()
-    sent: list[tuple[float, int]] = []
+    turns = SharedTurns(db, overall=RATES["overall"], group=RATES["group"])
+    await turns.open()
 
-    async def call(chat: int) -> bool:
-        sent.append((time.time(), chat))
-        return True
-
-    async def send(chat: int) -> Any:
-        data = {"chat_id": chat, "text": "x"}
-        return await limiter.process_request(call, (chat,), {}, "sendMessage", data, None)
+    async def send(chat: int) -> tuple[float, int]:
+        at = await turns.take(chat, group=chat < 0)
+        if at is None:
+            raise RuntimeError("the database gave no turn")
+        return at, chat
 
     chats = [GROUP] * group_sends + [1000 + i for i in range(private_sends)]
     await asyncio.sleep(max(0.0, start - time.time()))
     try:
-        await asyncio.gather(*(send(chat) for chat in chats))
+        return list(await asyncio.gather(*(send(chat) for chat in chats)))
     finally:
-        await limiter.shutdown()
-    return sent
+        await turns.close()
 
 
 if __name__ == "__main__":
