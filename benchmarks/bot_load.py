@@ -76,6 +76,7 @@ from pg_server import PgServer, find_binaries  # noqa: E402
 
 from storage import Storage, open_storage  # noqa: E402
 
+TELEGRAM_CALLS_PER_SECOND = 30  # the bot-wide limit bot.ratelimit keeps (FloodLimit.MESSAGES_PER_SECOND)
 SETUP_TIMEOUT = 120.0
 SETUP_CONCURRENCY = 20  # lobbies opened at once
 WARM_UP = 5.0  # seconds between the people starting and the measured window
@@ -562,12 +563,26 @@ def print_scaling(phases: list[Phase]) -> None:
     print(f"\n== workers at {phases[0].tables} tables ({phases[0].seconds:.0f} s each; Telegram allows ~30 calls/s)")
     print("   deployment               actions/s  press->answer p99  press->DM p99  to chats/s  "
           "bot CPU/s  db CPU/s  load")
+    verdicts = []
     for p in phases:
         # Calls to a chat are what the bot's ~30 a second counts (press answers are not).
-        to_chats = sum(n for method, n in p.by_method.items() if method.endswith(("(DM)", "(group)")))
+        to_chats = sum(n for method, n in p.by_method.items() if method.endswith(("(DM)", "(group)"))) / p.seconds
         print(f"   {p.deployment:<24} {p.actions_per_second:9.1f}  {_ms(p.lat.answer, 0.99)} ms"
-              f"         {_ms(p.lat.dm, 0.99)} ms  {to_chats / p.seconds:10.1f}  {p.cpu / p.seconds:9.2f}  "
+              f"         {_ms(p.lat.dm, 0.99)} ms  {to_chats:10.1f}  {p.cpu / p.seconds:9.2f}  "
               f"{p.db_cpu / p.seconds:8.2f}  {p.load[1]:4.1f}")
+        verdicts.append(f"{p.deployment}: {ceiling(p, to_chats)}")
+    print("   ceiling: " + "; ".join(verdicts))
+
+
+def ceiling(p: Phase, to_chats: float) -> str:
+    """What held a run back: Telegram's limit when the calls to chats reach it, else the machine's
+    CPU when it has more runnable work than cores, else the database (its CPU is shown beside)."""
+    if to_chats >= 0.9 * TELEGRAM_CALLS_PER_SECOND:
+        return f"Telegram's ~{TELEGRAM_CALLS_PER_SECOND} calls/s"
+    cores = os.cpu_count() or 1
+    if max(p.load) >= cores:
+        return f"the CPU (load {max(p.load):.1f} on {cores} cores)"
+    return f"the database ({p.db_cpu / p.seconds:.2f} CPU-s/s)"
 
 
 # --- entry point -------------------------------------------------------------------------------
