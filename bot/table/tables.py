@@ -168,6 +168,8 @@ class Tables:
             if hand_id is None or (local is not None and local.hand.id == hand_id):
                 return local
             log.info("table %s: taking up hand %s as the database has it", table_id, hand_id)
+            if local is not None:  # this worker's copy of an earlier hand: its messages are not this hand's
+                await self.presenter.forget(table_id)
             hand, table = await self.storage.get_hand(hand_id), await self.storage.get_table(table_id)
             actions = [Action.from_dict(a.action) for a in await self.storage.hand_actions(hand_id)]
             game = restore_game(RuleSet.from_dict(hand.rules), hand, actions, None)

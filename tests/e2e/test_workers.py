@@ -14,17 +14,21 @@ import asyncio
 import contextlib
 import os
 import random
+import re
 import signal
 import socket
 import sys
 import time
 from collections import Counter, defaultdict
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import aiohttp
+import pytest
 from aiohttp import web
-from fake_telegram import ChatMessage, FakeChat, FakeTelegram
+from fake_telegram import ChatMessage, FakeChat, FakeTelegram, FakeUser
 from harness import BotFactory, clean_environment
 from table_players import HumanPlayer, alone_at_a_table, open_lobby, start_game
 
@@ -34,9 +38,10 @@ from bot.table import feature, tables
 from engine.actions import Action
 from engine.game import Game
 from engine.rules import RuleSet
-from storage import PlayerKind, SeatTransfer, open_storage
+from storage import Hand, PlayerKind, SeatTransfer, Storage, open_storage
 
 TABLES = 3
+SETTLED = re.compile(r"^Hand \d+ settled")
 KILL_AFTER_ACTIONS = 30  # logged in the hands still in play, before the kill
 
 
@@ -116,13 +121,14 @@ async def listening(port: int, process: asyncio.subprocess.Process, log: Path, t
 
 
 def settlement_cards(telegram: FakeTelegram, group: FakeChat) -> list[ChatMessage]:
-    return [m for m in telegram.bot_messages(group)
-            if any((b.callback_data or "").endswith(":next") for b in m.buttons)]
+    """The group's settlement cards ("Hand n settled"), whether or not their buttons were pressed."""
+    return [m for m in telegram.bot_messages(group) if SETTLED.match(m.caption or "")]
 
 
-async def play(telegram: FakeTelegram, group: FakeChat, player: HumanPlayer | None, until: float) -> None:
-    """A person (or nobody: the deadlines decide) plays until the group gets its settlement card."""
-    while time.monotonic() < until and not settlement_cards(telegram, group):
+async def play(telegram: FakeTelegram, group: FakeChat, player: HumanPlayer | None, until: float,
+               cards: int = 1) -> None:
+    """A person (or nobody: the deadlines decide) plays until the group has ``cards`` settlement cards."""
+    while time.monotonic() < until and len(settlement_cards(telegram, group)) < cards:
         acted = False
         if player is not None:
             try:
@@ -133,71 +139,38 @@ async def play(telegram: FakeTelegram, group: FakeChat, player: HumanPlayer | No
             await asyncio.sleep(0.1)
 
 
-async def test_two_workers_share_the_tables_and_one_killed_mid_hand_loses_nothing(
-    telegram: FakeTelegram, postgres_server, tmp_path: Path
-) -> None:
+@dataclass
+class Workers:
+    """Two ``xuezhan run`` webhook workers on one database, behind the splitter."""
+
+    splitter: Splitter
+    processes: list[asyncio.subprocess.Process]
+    logs: list[Path]
+    store: Storage  # the test's own view of the database
+
+    def log_tail(self, worker: int) -> str:
+        return self.logs[worker].read_text()[-4000:]
+
+
+@pytest.fixture
+async def two_workers(telegram: FakeTelegram, postgres_server, tmp_path: Path) -> AsyncIterator[Workers]:
     db = await postgres_server.create_database()
     ports = [free_port(), free_port()]
     splitter = await Splitter(ports).start()
     logs = [tmp_path / f"worker{i}.log" for i in range(2)]
-    workers = [await start_worker(telegram, db, splitter.url, port, log) for port, log in zip(ports, logs, strict=True)]
+    processes = [await start_worker(telegram, db, splitter.url, port, log)
+                 for port, log in zip(ports, logs, strict=True)]
     store = await open_storage(db)
     try:
-        for port, process, log in zip(ports, workers, logs, strict=True):
+        for port, process, log in zip(ports, processes, logs, strict=True):
             await listening(port, process, log)
         await telegram.wait_for(lambda: telegram.webhook_url == splitter.url, what="the webhook set")
-
-        groups, players = [], []
-        for n in range(TABLES):
-            person = telegram.user(f"P{n}")
-            group = telegram.group(f"Table {n}", members=[person], admins=[person])
-            await person.start()
-            await start_game(telegram, person, await open_lobby(telegram, person, group))
-            groups.append(group)
-            players.append(HumanPlayer(telegram, person) if n < TABLES - 1 else None)  # the last one never presses
-
-        async def logged() -> list[int]:
-            return [len(u.actions) for u in await store.unfinished_hands()]
-
-        until = time.monotonic() + 240
-        games = [asyncio.ensure_future(play(telegram, g, p, until)) for g, p in zip(groups, players, strict=True)]
-        counts = await logged()
-        while time.monotonic() < until and not (len(counts) >= 2 and sum(counts) >= KILL_AFTER_ACTIONS):
-            await asyncio.sleep(0.05)
-            counts = await logged()
-        assert len(counts) >= 2, "the kill must come while hands are in play"
-        assert all(splitter.sent[port] for port in ports), f"both workers served updates: {splitter.sent}"
-        victim = random.Random(18).choice([0, 1])
-        workers[victim].send_signal(signal.SIGKILL)
-        await workers[victim].wait()
-
-        await asyncio.gather(*games)
-        assert time.monotonic() < until, "the tables took too long to finish"
-        seen = {g.title: [m.shown_text[:120] for m in telegram.bot_messages(g)][-4:] for g in groups}
-        assert all(settlement_cards(telegram, g) for g in groups), f"a table never finished: {seen}\n" + \
-            logs[1 - victim].read_text()[-4000:]
-        # No hand settled twice: one settlement card per table, and each hand's log, replayed, books
-        # exactly the chips its ledger rows hold.
-        assert [len(settlement_cards(telegram, g)) for g in groups] == [1] * TABLES
-        assert await store.unfinished_hands() == []
-        assert await store.verify() == []
-        for group in groups:
-            (table,) = await store.open_tables(group.id)
-            (hand,) = await store.table_hands(table.id)
-            actions = [Action.from_dict(a.action) for a in await store.hand_actions(hand.id)]
-            game = Game.replay(RuleSet.from_dict(hand.rules), hand.seed, hand.dealer, actions)
-            assert game.over and hand.status == "finished"
-            booked: defaultdict[int, int] = defaultdict(int)
-            for row in await store.ledger(group.id):
-                if row.hand_id == hand.id:
-                    booked[row.payer_id] -= row.amount
-                    booked[row.payee_id] += row.amount
-            assert [booked[player] for player in hand.seats] == game.chips()
+        yield Workers(splitter, processes, logs, store)
     finally:
-        for process in workers:
+        for process in processes:
             with contextlib.suppress(ProcessLookupError):
                 process.send_signal(signal.SIGTERM)
-        for process in workers:
+        for process in processes:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(process.wait(), 30)
             with contextlib.suppress(ProcessLookupError):
@@ -205,6 +178,95 @@ async def test_two_workers_share_the_tables_and_one_killed_mid_hand_loses_nothin
         await store.close()
         await splitter.stop()
         await postgres_server.drop_database(db)
+
+
+async def open_tables(telegram: FakeTelegram, count: int) -> tuple[list[FakeChat], list[FakeUser]]:
+    """``count`` groups, each with one person who starts a table with three computer players."""
+    groups, people = [], []
+    for n in range(count):
+        person = telegram.user(f"P{n}")
+        group = telegram.group(f"Table {n}", members=[person], admins=[person])
+        await person.start()
+        # Updates of different chats may run at once on different workers: the group's /newgame
+        # seats the person only once the DM's /start is handled, as a person's pace ensures.
+        await telegram.wait_for_bot_message(person, lambda m: True)
+        await start_game(telegram, person, await open_lobby(telegram, person, group))
+        groups.append(group)
+        people.append(person)
+    return groups, people
+
+
+async def books_match_the_log(store: Storage, hand: Hand) -> None:
+    """The hand is over, and its ledger rows hold exactly the chips its log, replayed, books."""
+    actions = [Action.from_dict(a.action) for a in await store.hand_actions(hand.id)]
+    game = Game.replay(RuleSet.from_dict(hand.rules), hand.seed, hand.dealer, actions)
+    assert game.over and hand.status == "finished"
+    booked: defaultdict[int, int] = defaultdict(int)
+    for row in await store.ledger(hand.chat_id):
+        if row.hand_id == hand.id:
+            booked[row.payer_id] -= row.amount
+            booked[row.payee_id] += row.amount
+    assert [booked[player] for player in hand.seats] == game.chips()
+
+
+async def test_two_workers_share_the_tables_and_one_killed_mid_hand_loses_nothing(
+    telegram: FakeTelegram, two_workers: Workers
+) -> None:
+    store, splitter = two_workers.store, two_workers.splitter
+    groups, people = await open_tables(telegram, TABLES)
+    players = [HumanPlayer(telegram, p) if n < TABLES - 1 else None for n, p in enumerate(people)]  # one never presses
+
+    async def logged() -> list[int]:
+        return [len(u.actions) for u in await store.unfinished_hands()]
+
+    until = time.monotonic() + 240
+    games = [asyncio.ensure_future(play(telegram, g, p, until)) for g, p in zip(groups, players, strict=True)]
+    counts = await logged()
+    while time.monotonic() < until and not (len(counts) >= 2 and sum(counts) >= KILL_AFTER_ACTIONS):
+        await asyncio.sleep(0.05)
+        counts = await logged()
+    assert len(counts) >= 2, "the kill must come while hands are in play"
+    assert all(splitter.sent.values()) and len(splitter.sent) == 2, f"both workers served updates: {splitter.sent}"
+    victim = random.Random(18).choice([0, 1])
+    two_workers.processes[victim].send_signal(signal.SIGKILL)
+    await two_workers.processes[victim].wait()
+
+    await asyncio.gather(*games)
+    seen = {g.title: [m.shown_text[:120] for m in telegram.bot_messages(g)][-4:] for g in groups}
+    assert all(settlement_cards(telegram, g) for g in groups), \
+        f"a table never finished: {seen}\n{two_workers.log_tail(1 - victim)}"
+    # No hand settled twice: one settlement card per table, and each hand's log, replayed, books
+    # exactly the chips its ledger rows hold.
+    assert [len(settlement_cards(telegram, g)) for g in groups] == [1] * TABLES
+    assert await store.unfinished_hands() == []
+    assert await store.verify() == []
+    for group in groups:
+        (table,) = await store.open_tables(group.id)
+        (hand,) = await store.table_hands(table.id)
+        await books_match_the_log(store, hand)
+
+
+async def test_hand_after_hand_at_two_workers_each_taking_up_what_the_other_dealt(
+    telegram: FakeTelegram, two_workers: Workers
+) -> None:
+    (group,), (person,) = await open_tables(telegram, 1)
+    player = HumanPlayer(telegram, person)
+    until = time.monotonic() + 180
+    for number in (1, 2, 3):
+        await play(telegram, group, player, until, cards=number)
+        cards = settlement_cards(telegram, group)
+        assert len(cards) == number, f"hand {number} never finished: {two_workers.log_tail(0)}"
+        if number < 3:
+            await (await person.press(cards[-1], "Next hand")).answer()
+    store = two_workers.store
+    (table,) = await store.open_tables(group.id)
+    hands = await store.table_hands(table.id)
+    assert [h.number for h in hands] == [1, 2, 3]
+    for hand in hands:
+        await books_match_the_log(store, hand)
+    assert await store.verify() == []
+    taken_up = sum(log.read_text().count("taking up hand") for log in two_workers.logs)
+    assert taken_up >= 1 and len(two_workers.splitter.sent) == 2  # the hands really moved between workers
 
 
 async def test_two_workers_ticking_together_post_a_chats_daily_summary_once(
