@@ -143,3 +143,19 @@ async def test_two_workers_on_postgresql_share_updates_survive_a_killed_worker_a
     assert "exited with -9; starting it again" in stderr
     assert not any(alive(pid) for pid in workers)
     assert "Traceback" not in stderr
+
+
+async def test_a_taken_front_port_is_one_sentence_and_no_worker_is_left(telegram: FakeTelegram,
+                                                                        tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        process = await run_workers(tmp_path, environment(telegram, str(tmp_path / "bot.db"), port), 1)
+        await telegram.wait_for(lambda: len(children(process.pid)) == 1, timeout=30, what="the worker")
+        worker = children(process.pid)[0]
+        _, stderr = await asyncio.wait_for(process.communicate(), 90)
+    assert process.returncode == 2
+    assert f"xuezhan run: cannot listen on 127.0.0.1:{port}" in stderr.decode()
+    assert "check XUEZHAN_WEBHOOK_LISTEN and XUEZHAN_WEBHOOK_PORT." in stderr.decode()
+    assert not alive(worker)
