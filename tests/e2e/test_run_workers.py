@@ -116,7 +116,8 @@ async def test_two_workers_on_postgresql_share_updates_survive_a_killed_worker_a
     process = await run_workers(tmp_path, environment(telegram, url, port), 2)
     workers: list[int] = []
     try:
-        await telegram.wait_for(lambda: len(children(process.pid)) == 2, timeout=30, what="two workers")
+        # Each worker registers the webhook once it listens: then both can take their chats' updates.
+        await telegram.wait_for(lambda: len(telegram.calls_of("setWebhook")) >= 2, timeout=60, what="two workers")
         workers = children(process.pid)
         people = [telegram.user(f"P{i}") for i in range(6)]
         for person in people:
