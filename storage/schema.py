@@ -235,19 +235,4 @@ _V6: Migration = (
     """,
 )
 
-# The messages a live table sends beside its picture and DMs, by seat (-1: the group) and kind
-# (ping: a decision's notifying message, mention: the group's reminder, notice: "the computer
-# played for you"), so that the worker that sees a decision made deletes what another sent.
-_V7: Migration = (
-    """
-    CREATE TABLE table_messages (
-        table_id   INTEGER NOT NULL REFERENCES tables (id),
-        seat       INTEGER NOT NULL,
-        kind       TEXT    NOT NULL,
-        message_id INTEGER NOT NULL,
-        PRIMARY KEY (table_id, seat, kind)
-    )
-    """,
-)
-
-MIGRATIONS: tuple[Migration, ...] = (_V1, _V2, _V3, _V4, _V5, _V6, _V7)
+MIGRATIONS: tuple[Migration, ...] = (_V1, _V2, _V3, _V4, _V5, _V6)

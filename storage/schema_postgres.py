@@ -229,17 +229,4 @@ _V6: Migration = (
     """,
 )
 
-# storage/schema.py's _V7: a live table's pings, mentions and notices, by seat and kind.
-_V7: Migration = (
-    """
-    CREATE TABLE table_messages (
-        table_id   BIGINT NOT NULL REFERENCES tables (id),
-        seat       BIGINT NOT NULL,
-        kind       TEXT   NOT NULL,
-        message_id BIGINT NOT NULL,
-        PRIMARY KEY (table_id, seat, kind)
-    )
-    """,
-)
-
-MIGRATIONS: tuple[Migration, ...] = (_V1, _V2, _V3, _V4, _V5, _V6, _V7)
+MIGRATIONS: tuple[Migration, ...] = (_V1, _V2, _V3, _V4, _V5, _V6)

@@ -128,34 +128,6 @@ class WorkersCoordination(SqliteBase):
 
         return await self._run(unit)
 
-    async def set_table_messages(self, table_id: int, changes: Mapping[tuple[int, str], int | None]) -> None:
-        """Remember (or forget, with ``None``) a live table's side messages by (seat, kind): a
-        seat's turn ping, the group message mentioning it, the notice of what the computer did."""
-
-        async def unit(db: aiosqlite.Connection) -> None:
-            for (seat, kind), message_id in changes.items():
-                if message_id is None:
-                    await db.execute("DELETE FROM table_messages WHERE table_id = ? AND seat = ? AND kind = ?",
-                                     (table_id, seat, kind))
-                else:
-                    await db.execute(
-                        "INSERT INTO table_messages (table_id, seat, kind, message_id) VALUES (?, ?, ?, ?) "
-                        "ON CONFLICT (table_id, seat, kind) DO UPDATE SET message_id = excluded.message_id",
-                        (table_id, seat, kind, message_id),
-                    )
-
-        await self._run(unit)
-
-    async def table_messages(self, table_id: int) -> dict[tuple[int, str], int]:
-        """A live table's side messages by (seat, kind)."""
-
-        async def unit(db: aiosqlite.Connection) -> dict[tuple[int, str], int]:
-            rows = await self._all(db, "SELECT seat, kind, message_id FROM table_messages WHERE table_id = ?",
-                                   (table_id,))
-            return {(int(seat), kind): int(message_id) for seat, kind, message_id in rows}
-
-        return await self._run(unit)
-
     async def add_vote(self, hand_id: int, verb: str, user_id: int) -> int:
         """Count ``user_id``'s vote for ``verb`` (Next hand / End) under a finished hand, kept with
         the hand's seat states (whose play is over); the number of distinct voters so far."""

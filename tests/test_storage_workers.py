@@ -124,14 +124,6 @@ async def test_seat_states_are_versioned_and_progress_gives_what_a_worker_misses
         await store.hand_progress(hand.id + 100, after=0)
 
 
-async def test_a_tables_side_messages_are_remembered_by_seat_and_kind(store):
-    table = await store.create_table(CHAT, None)
-    await store.set_table_messages(table.id, {(0, "ping"): 11, (0, "mention"): 12, (2, "ping"): 13})
-    await store.set_table_messages(table.id, {(0, "ping"): 21, (2, "ping"): None, (3, "notice"): None})
-    assert await store.table_messages(table.id) == {(0, "ping"): 21, (0, "mention"): 12}
-    assert await store.table_messages(table.id + 1) == {}
-
-
 async def test_the_table_lock_serialises_one_table_within_a_process(store):
     inside: list[int] = []
 
