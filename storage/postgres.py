@@ -14,6 +14,7 @@ the second waits, then finds nothing left to do.
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
@@ -120,8 +121,7 @@ RACE_ATTEMPTS = 3
 
 
 def _rerun_lost_races(method: Callable[..., Awaitable[T]]) -> Callable[..., Awaitable[T]]:
-    @wraps(method)
-    async def rerun(self: Any, *args: Any, **kwargs: Any) -> T:
+    async def attempts(self: Any, *args: Any, **kwargs: Any) -> T:
         for attempt in range(1, RACE_ATTEMPTS + 1):
             try:
                 return await method(self, *args, **kwargs)
@@ -129,6 +129,15 @@ def _rerun_lost_races(method: Callable[..., Awaitable[T]]) -> Callable[..., Awai
                 if attempt == RACE_ATTEMPTS:
                     raise
         raise AssertionError("unreachable")
+
+    @wraps(method)
+    async def rerun(self: Any, *args: Any, **kwargs: Any) -> T:
+        # A unit runs to its end even if its caller is cancelled (a view dropped mid-read, a table
+        # closed mid-write): cut off between a statement and its answer, the connection that every
+        # unit shares would be left "in progress" for the next one. The caller sees the cancel.
+        unit = asyncio.ensure_future(attempts(self, *args, **kwargs))
+        unit.add_done_callback(lambda done: done.cancelled() or done.exception())
+        return await asyncio.shield(unit)
 
     return rerun
 
