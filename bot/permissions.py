@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 
+from telegram import Bot
 from telegram.constants import ChatMemberStatus, ChatType
 from telegram.error import TelegramError
 
@@ -28,8 +29,13 @@ async def is_chat_admin(context: Context, chat_id: int, chat_type: str, user_id:
 
 async def is_chat_member(context: Context, chat_id: int, user_id: int) -> bool:
     """True if Telegram says ``user_id`` is in the group now (a failed question counts as no)."""
+    return await is_member(context.bot, chat_id, user_id)
+
+
+async def is_member(bot: Bot, chat_id: int, user_id: int) -> bool:
+    """``is_chat_member`` outside an update (the web table asks it of a page's login)."""
     try:
-        member = await context.bot.get_chat_member(chat_id, user_id)
+        member = await bot.get_chat_member(chat_id, user_id)
     except TelegramError:
         return False
     if member.status == ChatMemberStatus.RESTRICTED:

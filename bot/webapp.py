@@ -7,7 +7,8 @@ every event of the same runners. Each person at a new
 hand gets a DM with a ``web_app`` button (the "your turn" DMs keep coming as before); the
 lobby carries the Mini App's direct link, since groups cannot show ``web_app`` buttons. Opened
 before the hand is dealt, the page shows the lobby (who sits where, the rules); opened by
-someone who is not seated, it shows the open table only, as the group picture does.
+someone who is not seated, it shows the open table only, as the group picture does, and only to
+a member of the table's group.
 """
 
 from __future__ import annotations
@@ -16,16 +17,19 @@ import asyncio
 import gc
 import logging
 from collections.abc import Callable, Sequence
+from functools import partial
 
 from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, WebAppInfo
 from telegram.error import TelegramError
 
 from bot.feature import AnyApplication, Feature
 from bot.i18n import N_, Translator
+from bot.permissions import is_member
 from bot.services import services
 from bot.settings import Settings
 from bot.table.runner import TableRunner
 from engine.events import Event
+from storage.interface import NotFound, Storage
 from web.hub import Fanout, WebHub
 
 log = logging.getLogger(__name__)
@@ -115,7 +119,7 @@ async def on_start(app: AnyApplication) -> None:
 
     storage = services(app).storage
     hub = WebHub(describe=lambda table_id: describe_table(storage, table_id))
-    server = WebServer(hub, bot_token=settings.token)
+    server = WebServer(hub, bot_token=settings.token, may_watch=partial(_in_the_group, app.bot, storage))
     url = await server.start(str(settings.web_listen), settings.web_port)
     app.bot_data[HUB_KEY] = hub
     app.bot_data[SERVER_KEY] = server
@@ -127,6 +131,15 @@ async def on_start(app: AnyApplication) -> None:
         await hub.hand_started(runner, resumed=True)
     gc.freeze()  # start-up's objects (modules, resumed tables) live on: later collections skip them
     log.info("web table served at %s for %s", url, settings.webapp_url)
+
+
+async def _in_the_group(bot: Bot, storage: Storage, user_id: int, table_id: int) -> bool:
+    """Only the table's group may watch it: the open table is what that group sees."""
+    try:
+        table = await storage.get_table(table_id)
+    except NotFound:
+        return False
+    return await is_member(bot, table.chat_id, user_id)
 
 
 async def on_stop(app: AnyApplication) -> None:

@@ -4,9 +4,11 @@ Routes: ``/`` the page; ``/static/...`` its ES modules and CSS (shipped in the p
 step); ``/tiles/<name>.png`` the project's own tile art (``rendering.tiles``), drawn once and
 cached; ``/ws`` the socket. A socket's first message says who it is (``hello``): Telegram's
 ``initData`` when a bot token is configured, or a seat link's token signed by this server.
-Someone who is not seated at the table asked for watches it (the open table only). Without a
-bot token (``xuezhan play``) a page with no seat link watches too: ``?table=N``, or the newest
-table. Anything else is refused with a reason and the socket is closed.
+Someone who is not seated at the table asked for watches it (the open table only), if
+``may_watch`` lets them: in Telegram that is a member of the table's group, since the open table
+is what the group sees and table ids are sequential. Without a bot token (``xuezhan play``) a
+page with no seat link watches too: ``?table=N``, or the newest table. Anything else is refused
+with a reason and the socket is closed.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import asyncio
 import json
 import logging
 import secrets
+from collections.abc import Awaitable, Callable
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
@@ -53,8 +56,10 @@ class WebServer:
     """Serves ``hub``'s tables. ``bot_token`` enables Telegram logins, ``seat_secret`` seat links."""
 
     def __init__(self, hub: WebHub, *, bot_token: str | None = None, seat_secret: bytes | None = None,
-                 max_age: float = DEFAULT_MAX_AGE) -> None:
+                 max_age: float = DEFAULT_MAX_AGE,
+                 may_watch: Callable[[int, int], Awaitable[bool]] | None = None) -> None:
         self.hub = hub
+        self.may_watch = may_watch  # (user id, table id) -> may this Telegram login see a table it does not sit at
         self.bot_token = bot_token
         self.seat_secret = seat_secret
         self.max_age = max_age
@@ -113,6 +118,7 @@ class WebServer:
         hello = _json(first.data).get("hello") if first.type is WSMsgType.TEXT else None
         try:
             user, table_id = self.identify(hello)
+            await self._admit(user, table_id, hello)
         except AuthError as error:
             await ws.send_str(json.dumps({"type": "error", "key": error.key}))
             await ws.close(code=CLOSE_REFUSED, message=error.key.encode())
@@ -143,6 +149,16 @@ class WebServer:
             return int(str(wanted))
         except ValueError:
             raise AuthError("no_table") from None
+
+    async def _admit(self, user: WebUser, table_id: int, hello: dict[str, Any]) -> None:
+        """A Telegram login not seated at the hand in play watches only if ``may_watch`` agrees."""
+        if self.may_watch is None or not hello.get("initData") or hello.get("token"):
+            return
+        runner = self.hub.runners.get(table_id)
+        if runner is not None and runner.seat_of(user.user_id) is not None:
+            return
+        if not await self.may_watch(user.user_id, table_id):
+            raise AuthError("not_member")
 
     def _hand_id(self, table_id: int) -> int | None:
         runner = self.hub.runners.get(table_id)

@@ -1,7 +1,7 @@
 """One table, three views: the real bot on the fake Telegram, two people in browsers (logged in
 with initData signed by the bot's token) and one on DM buttons, all at the same runner. Bob
 opens the table from the lobby before it starts (he sees the lobby, then his hand); Dan, in the
-group but not seated, watches."""
+group but not seated, watches; Eve, outside the group, is refused."""
 
 from __future__ import annotations
 
@@ -96,6 +96,10 @@ async def test_two_browsers_and_one_person_on_dm_buttons_play_one_hand(telegram,
     watched = await wait_for_frame(watcher)
     assert watched["seat"] is None and watched["view"]["hand"] == [] and watched["actions"] == []
     assert await watcher.locator("#hand button").count() == 0
+    eve = telegram.user("Eve")  # not in the group: a valid login and a guessed table id show nothing
+    stranger = await open_table(eve)
+    await stranger.wait_for_function("() => document.body.innerText.includes(\"Only members of this table's group\")")
+    assert await stranger.evaluate("window.xuezhan.frame") is None
 
     # Alice chooses her three tiles on the DM buttons, then plays on in the browser.
     alice_dm, carol_dm = HumanPlayer(telegram, alice), HumanPlayer(telegram, carol)
