@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Iterator
 
 import pytest
-from pg_server import PgServer, find_binaries
+from pg_server import PgServer, running_server
 
 BACKENDS = ("sqlite", "postgresql")
 
@@ -31,14 +31,8 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
 @pytest.fixture(scope="session")
 def postgres_server() -> Iterator[PgServer]:
-    binaries = find_binaries()
-    if isinstance(binaries, str):
-        pytest.skip(binaries)
-    server = PgServer.start(binaries)
-    try:
+    with running_server() as server:
         yield server
-    finally:
-        server.stop()
 
 
 @pytest.fixture

@@ -19,9 +19,12 @@ import re
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import asyncpg
+import pytest
 
 from storage.postgres import migrate
 
@@ -162,3 +165,16 @@ class PgServer:
             subprocess.run([*self._run_as, str(self.binaries / "pg_ctl"), "stop", "-m", "immediate", "-w",
                             "-D", str(self.data)], capture_output=True, timeout=60, check=False)
         shutil.rmtree(self.folder, ignore_errors=True)
+
+
+@contextmanager
+def running_server() -> Iterator[PgServer]:
+    """A fresh server for a fixture, stopped afterwards; the test skips, with why, without the binaries."""
+    binaries = find_binaries()
+    if isinstance(binaries, str):
+        pytest.skip(binaries)
+    server = PgServer.start(binaries)
+    try:
+        yield server
+    finally:
+        server.stop()

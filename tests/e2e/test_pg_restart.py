@@ -27,7 +27,7 @@ from pathlib import Path
 import pytest
 from crash_worker import _check_hand
 from fake_telegram import FakeChat, FakeTelegram, FakeUser
-from pg_server import PgServer, find_binaries
+from pg_server import PgServer, running_server
 from table_players import HumanPlayer, open_lobby, start_game
 from test_run_workers import environment, free_port, run_workers, stop
 
@@ -40,14 +40,8 @@ WORKERS = 1
 @pytest.fixture
 def own_server() -> Iterator[PgServer]:
     """A server of this test's own: restarting the session's would disturb other tests."""
-    binaries = find_binaries()
-    if isinstance(binaries, str):
-        pytest.skip(binaries)
-    server = PgServer.start(binaries)
-    try:
+    with running_server() as server:
         yield server
-    finally:
-        server.stop()
 
 
 async def keep_playing(telegram: FakeTelegram, person: FakeUser, group: FakeChat, stop: asyncio.Event) -> None:
