@@ -67,18 +67,7 @@ class LoadTelegram(FakeTelegram):
         posting: dict[int, asyncio.Task[None]] = {}
 
         async def post(session: aiohttp.ClientSession, update: dict[str, Any]) -> None:
-            secret = self.webhook_secret
-            headers = {"X-Telegram-Bot-Api-Secret-Token": secret} if secret else {}
-            try:
-                async with session.post(self.webhook_url, json=update, headers=headers) as answer:
-                    delivered = 200 <= answer.status < 300
-            except (aiohttp.ClientError, TimeoutError):
-                delivered = False
-            if delivered:
-                self._updates.remove(update)
-                self._delivered_up_to = max(self._delivered_up_to, update["update_id"])
-                self._notify()
-            else:
+            if not await self._post_update(session, update):
                 await asyncio.sleep(0.1)
             del posting[update["update_id"]]
 

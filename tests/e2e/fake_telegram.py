@@ -707,21 +707,24 @@ class FakeTelegram:
                     with contextlib.suppress(TimeoutError):
                         await asyncio.wait_for(self._changed.wait(), 0.5)
                     continue
-                update = self._updates[0]
-                secret = self.webhook_secret
-                headers = {"X-Telegram-Bot-Api-Secret-Token": secret} if secret else {}
-                try:
-                    async with session.post(self.webhook_url, json=update, headers=headers) as answer:
-                        delivered = 200 <= answer.status < 300
-                except aiohttp.ClientError:
-                    delivered = False
-                if delivered:
-                    self._updates.remove(update)
-                    self._delivered_up_to = max(self._delivered_up_to, update["update_id"])
-                    self._notify()
-                else:
+                if not await self._post_update(session, self._updates[0]):
                     await asyncio.sleep(0.1)
         self._webhook_task = None
+
+    async def _post_update(self, session: aiohttp.ClientSession, update: dict[str, Any]) -> bool:
+        """POST one update to the webhook; only a 2xx answer takes it off the queue (Telegram's rule)."""
+        secret = self.webhook_secret
+        headers = {"X-Telegram-Bot-Api-Secret-Token": secret} if secret else {}
+        try:
+            async with session.post(self.webhook_url, json=update, headers=headers) as answer:
+                delivered = 200 <= answer.status < 300
+        except (aiohttp.ClientError, TimeoutError):
+            return False
+        if delivered:
+            self._updates.remove(update)
+            self._delivered_up_to = max(self._delivered_up_to, update["update_id"])
+            self._notify()
+        return delivered
 
     async def _api_getWebhookInfo(self, params: dict[str, Any], uploads: dict[str, bytes]) -> dict[str, Any]:
         return {"url": self.webhook_url, "has_custom_certificate": False,
