@@ -650,22 +650,38 @@ def _key_winning_sums(signature: int) -> frozenset[int]:
     return frozenset(sums)
 
 
-_KEY_WIN_SUMS = tuple(_key_winning_sums(sig) for sig in range(8 * (SETS_NEEDED + 1)))
+_CODE_BITS = 13  # every code sum is below 2**13 (14 tiles << 9 plus the low fields)
+_SIGNATURES = 8 * (SETS_NEEDED + 1)
+
+
+def _key_win_table() -> tuple[bool, ...]:
+    """One flat tuple, indexed by a meld signature (already shifted) plus the three codes' sum:
+    a tuple index is cheaper than picking a set by signature and hashing the sum into it."""
+    table = [False] * (_SIGNATURES << _CODE_BITS)
+    for signature in range(_SIGNATURES):
+        for code in _key_winning_sums(signature):
+            table[(signature << _CODE_BITS) + code] = True
+    return tuple(table)
+
+
+_KEY_WIN = _key_win_table()
 
 
 def meld_signature(melds: Sequence[Meld]) -> int:
-    """What ``is_win_keys`` needs to know of the melds: ``count << 3 | mask of their suits``."""
+    """What ``is_win_keys`` needs to know of the melds: their count and the mask of their suits
+    (``(count << 3 | mask) << 13``, an offset into the win table; 0 for none)."""
     mask = 0
     for m in melds:
         mask |= 1 << (m.tile // 9)
-    return len(melds) << 3 | mask
+    return (len(melds) << 3 | mask) << _CODE_BITS
 
 
 def is_win_keys(m: int, p: int, s: int, signature: int = 0) -> bool:
     """``is_win`` on suit keys; ``signature`` is ``meld_signature(melds)`` (0 for none).
 
-    The melds cost nothing extra: they only choose which precomputed set of winning sums the
-    three codes' sum is looked up in.
+    The melds cost nothing extra: the signature is an offset into the same flat table the three
+    codes' sum indexes, so a call is three int-keyed dict lookups, three additions and one tuple
+    index.
 
     >>> from engine.tiles import Meld, MeldKind, counts_of, parse_tiles
     >>> is_win_keys(*suit_keys(counts_of(parse_tiles("123m345m789m234p66p"))))
@@ -674,7 +690,7 @@ def is_win_keys(m: int, p: int, s: int, signature: int = 0) -> bool:
     True
     """
     try:
-        return _WIN_KEY_M[m] + _WIN_KEY_P[p] + _WIN_KEY_S[s] in _KEY_WIN_SUMS[signature]
+        return _KEY_WIN[_WIN_KEY_M[m] + _WIN_KEY_P[p] + _WIN_KEY_S[s] + signature]
     except KeyError:
         for table, build, key in zip(_WIN_KEY, _WIN_KEY_BUILD, (m, p, s), strict=True):
             if key not in table:
