@@ -11,6 +11,7 @@ drawing large and shrinking the picture afterwards (which cost more than the dra
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -76,9 +77,12 @@ class _Card:
         paste_groups(self.img, groups, x * self.scale, y * self.scale, max(MIN_WIDTH, self.px(tile_width)))
 
 
+SCALE_STEPS = 20  # a card too tall is scaled down by twentieths: a few tile widths, not one per card
+
+
 def _finish(height: float, draw_at: Callable[[_Card], None]) -> Image.Image:
     """Draw once at the scale that keeps the card within MAX_SIDE."""
-    scale = min(1.0, MAX_SIDE / max(height, 1))
+    scale = min(1.0, math.floor(SCALE_STEPS * MAX_SIDE / max(height, 1)) / SCALE_STEPS)
     card = _Card(scale)
     card.start(height)
     draw_at(card)

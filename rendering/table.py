@@ -173,10 +173,11 @@ def _panel(
     _name_line(draw, seat, labels, (x0 + lay.pad, y0 + lay.pad, x1 - lay.pad, y0 + lay.pad + lay.name_line), lay,
                is_turn)
 
-    # Melds and a winner's open hand shrink only if a seat shows more than a row can hold.
+    # Melds and a winner's open hand shrink only if a seat shows more than a row can hold, two
+    # pixels a step: each width is a set of sprites to draw once, and a pixel less is not seen.
     tw = lay.meld_tile
     while tw > MIN_WIDTH and _tiles_width(seat, labels, tw, lay) > lay.rows_width:
-        tw -= 1
+        tw = max(MIN_WIDTH, tw - 2)
     x = x0 + lay.pad
     y = y0 + lay.pad + lay.name_line
     row_h = tile_height(lay.meld_tile)
