@@ -14,10 +14,12 @@ sent as late and as seldom as the players allow:
   opens for them (with the decision's buttons) and at the end of the hand; their own move changes
   only its caption and buttons at once; the others' moves are shown at most every
   ``dm_interval`` seconds meanwhile (usually the next decision comes first and shows them).
-- **Turn pings.** Edits do not notify, so a decision that opens sends a short new message that
-  does (deleted once the decision is made, so the DM stays one screen); once, ``REMINDER_LEAD``
-  seconds before the timer runs out, a reminder replaces it, and the group mentions the person.
-  When the timer ran out and the computer played for someone, their DM says what it did.
+- **Turn pings.** Edits do not notify, so a decision still open ``PING_GRACE`` seconds after it
+  opened sends a short new message that does (deleted once the decision is made, so the DM stays
+  one screen); someone at the screen who decides at once gets no ping at all. Once,
+  ``REMINDER_LEAD`` seconds before the timer runs out, a reminder replaces it, and the group
+  mentions the person. When the timer ran out and the computer played for someone, their DM says
+  what it did.
 
 Rendering runs in a worker thread so a busy table never blocks the event loop.
 """
@@ -58,6 +60,9 @@ log = logging.getLogger(__name__)
 GROUP_POSTS_PER_MINUTE = 18
 # The reminder comes this many seconds before a decision's timer runs out (half the time at most).
 REMINDER_LEAD = 10.0
+# A decision pings only if it is still open this long after it opened (at most half the time
+# before the reminder): the person is not looking at the screen, or would have pressed by now.
+PING_GRACE = 4.0
 
 Languages = Callable[[TableRunner], Awaitable[tuple[str, list[str]]]]
 Markup = InlineKeyboardMarkup | None
@@ -77,7 +82,7 @@ class SeatShow:
     task: asyncio.Task[None] | None = None
     decision: int | None = None  # the prompt number of the open decision, as last seen
     opened: float = 0.0  # when it opened
-    reminder: asyncio.Task[None] | None = None
+    reminder: asyncio.Task[None] | None = None  # the open decision's ping, then its reminder
     ping: int | None = None  # the notifying message of the open decision (or its reminder)
     ping_for: int | None = None
     notice: int | None = None  # "the computer played for you"
@@ -462,7 +467,7 @@ class TelegramPresenter:
                 if picture:
                     seat_show.due = math.inf
                 await self._update_seat(runner, seat, seat_show, picture)
-                await self._update_ping(runner, seat, seat_show)
+                await self._drop_stale_ping(runner, seat, seat_show)
                 continue
             if seat_show.due == math.inf:
                 return
@@ -550,23 +555,31 @@ class TelegramPresenter:
 
     # --- turn pings --------------------------------------------------------------------------
 
-    async def _update_ping(self, runner: TableRunner, seat: int, seat_show: SeatShow) -> None:
-        """A new notifying message for a decision that opened; none once it is made."""
+    async def _drop_stale_ping(self, runner: TableRunner, seat: int, seat_show: SeatShow) -> None:
+        """The person made the decision a ping was for: the ping (and the group mention) go."""
         user_id = runner.seats[seat].user_id
-        if user_id is None:
-            return
-        if seat_show.decision is not None and seat_show.ping_for != seat_show.decision:
-            texts = self.seat_texts(runner, seat)
-            seconds = int(runner.decision_seconds(seat) - (time.monotonic() - seat_show.opened))
-            text = views.prompt_line(runner, seat, texts) + "\n" + texts.t("{n} seconds to decide.",
-                                                                          n=max(seconds, 1))
-            seat_show.ping_for = seat_show.decision
-            await self._replace_ping(user_id, seat_show, text)
-            if seat_show.notice is not None:
-                await self._delete(user_id, seat_show.notice)
-                seat_show.notice = None
-        elif seat_show.decision is None and seat_show.ping is not None:
+        if user_id is not None and seat_show.ping is not None and seat_show.ping_for != seat_show.decision:
             await self._clear_ping(runner, user_id, seat_show)
+
+    async def _ping(self, runner: TableRunner, seat: int, decision: int) -> None:
+        """A notifying message for a decision still open: what to decide and the seconds left.
+        Shielded by its caller, so a ping sent is always either the open decision's or deleted."""
+        show = self._shows.get(runner.table_id)
+        seat_show = show.seats.get(seat) if show else None
+        user_id = runner.seats[seat].user_id
+        if seat_show is None or seat_show.decision != decision or user_id is None:
+            return
+        texts = self.seat_texts(runner, seat)
+        seconds = int(runner.decision_seconds(seat) - (time.monotonic() - seat_show.opened))
+        text = views.prompt_line(runner, seat, texts) + "\n" + texts.t("{n} seconds to decide.", n=max(seconds, 1))
+        seat_show.ping_for = decision
+        await self._replace_ping(user_id, seat_show, text)
+        if seat_show.decision != decision:  # decided while the ping was on its way
+            await self._clear_ping(runner, user_id, seat_show)
+            return
+        if seat_show.notice is not None:
+            notice, seat_show.notice = seat_show.notice, None
+            await self._delete(user_id, notice)
 
     async def _replace_ping(self, user_id: int, seat_show: SeatShow, text: str) -> None:
         old, seat_show.ping = seat_show.ping, None
@@ -587,8 +600,16 @@ class TelegramPresenter:
             self._enqueue(runner, lambda: self._delete(runner.chat_id, mention))
 
     async def _remind(self, runner: TableRunner, seat: int, decision: int, after: float, left: float) -> None:
-        """Once, ``left`` seconds before the timer runs out: a reminder by DM, a mention in the group."""
-        await asyncio.sleep(after)
+        """The open decision's ping once ``PING_GRACE`` has passed; then once, ``left`` seconds
+        before the timer runs out, a reminder by DM and a mention in the group. Cancelled (while it
+        waits) when the decision is made."""
+        began = time.monotonic()
+        await asyncio.sleep(min(PING_GRACE, after / 2))
+        await asyncio.shield(self._ping(runner, seat, decision))
+        await asyncio.sleep(max(0.0, began + after - time.monotonic()))
+        await asyncio.shield(self._reminder(runner, seat, decision, left))
+
+    async def _reminder(self, runner: TableRunner, seat: int, decision: int, left: float) -> None:
         show = self._shows.get(runner.table_id)
         seat_show = show.seats.get(seat) if show else None
         user_id = runner.seats[seat].user_id

@@ -1,8 +1,9 @@
 """Your phone buzzes on your turn, and swap three shows what happened (issue 13, items 2 and 6).
 
-Telegram does not notify on edits, so a decision that opens sends a short new message (deleted
-once the decision is made), a reminder comes once before the timer runs out, the group mentions a
-person whose turn waits that long, and a person whose time ran out is told what the computer did.
+Telegram does not notify on edits, so a decision still open a few seconds after it opened sends a
+short new message (deleted once the decision is made; none for someone who decides at once), a
+reminder comes once before the timer runs out, the group mentions a person whose turn waits that
+long, and a person whose time ran out is told what the computer did.
 """
 
 from __future__ import annotations
@@ -10,6 +11,8 @@ from __future__ import annotations
 from fake_telegram import ChatMessage, FakeTelegram, FakeUser
 from harness import BotFactory
 from table_players import HumanPlayer, alone_at_a_table, game_buttons, hand_message
+
+from bot.table import presenter
 
 FAST = {"XUEZHAN_COMPUTER_DELAY": "0", "XUEZHAN_GROUP_UPDATE_SECONDS": "1", "XUEZHAN_LANG": "en"}
 
@@ -48,6 +51,26 @@ async def test_a_decision_pings_with_a_new_message_that_goes_once_it_is_made(
         lambda: next((m for m in texts_in(telegram, alice, deleted=False) if "void" in m.text), None),
         timeout=10, what="the void ping")
     assert [m.message_id for m in texts_in(telegram, alice, deleted=False)] == [void.message_id]
+
+
+async def test_a_person_who_decides_at_once_gets_no_ping(
+    telegram: FakeTelegram, start_bot: BotFactory, monkeypatch
+) -> None:
+    # Grace as long as the 30 s timers allow (10 s), so that a loaded machine stays within it.
+    monkeypatch.setattr(presenter, "PING_GRACE", 60.0)
+    await start_bot(**FAST)
+    alice, _ = await alone_at_a_table(telegram)
+
+    def offered(prefix: str) -> bool:
+        shown = hand_message(telegram, alice)
+        return shown is not None and any(code.startswith(prefix) for _, code in game_buttons(shown))
+
+    await telegram.wait_for(lambda: offered("t"), timeout=10, what="the swap")
+    await swap_three(telegram, alice)  # at once
+    await telegram.wait_for(lambda: offered("v"), timeout=10, what="the void decision")
+    assert await HumanPlayer(telegram, alice).act()  # the void, at once; returns once the DM changed
+    assert not offered("v")
+    assert texts_in(telegram, alice) == []  # no ping, not even one sent and deleted
 
 
 async def test_a_reminder_once_a_group_mention_and_what_the_computer_did(
