@@ -52,14 +52,20 @@ GRID = INPUT_SIZE // STRIDE
 
 
 def render_scenes(
-    count: int, seed: int, max_side: int | None = None, distractors: int = 0, receipts: bool = False
+    count: int,
+    seed: int,
+    max_side: int | None = None,
+    distractors: int = 0,
+    receipts: bool = False,
+    extra_designs: bool = False,
 ) -> list[Photo]:
     """``count`` scenes of the training designs, the same for the same seed (at most ``max_side`` px).
 
     With ``distractors`` = n, every n-th scene is a photo of something else (text, objects; no
-    tiles; with ``receipts`` also till receipts and tables of numbers).
+    tiles; with ``receipts`` also till receipts and tables of numbers). ``extra_designs`` adds the
+    ``EXTRA_DESIGNS`` seeds to the designs the scenes cycle through.
     """
-    designs = training_designs()
+    designs = training_designs(extra_designs)
     rng = random.Random(seed)
     photos = []
     start = time.time()
@@ -380,9 +386,17 @@ def crops_of(
     return np.stack(crops), np.asarray(labels, dtype=np.int64), np.asarray(upright, dtype=np.float32)
 
 
-def light(crops: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """Cheap per-crop light changes for each epoch: gain per channel, contrast, offset."""
+def light(crops: np.ndarray, rng: np.random.Generator, recolour: float = 0.0) -> np.ndarray:
+    """Cheap per-crop light changes for each epoch: gain per channel, contrast, offset.
+
+    A share ``recolour`` of the crops also gets its colour channels permuted: sets differ in
+    which colour each suit's symbols are, and the suit is in the shapes.
+    """
     count = len(crops)
+    if recolour:
+        crops = crops.copy()
+        for index in np.nonzero(rng.random(count) < recolour)[0]:
+            crops[index] = crops[index][..., rng.permutation(3)]
     gain = rng.uniform(0.75, 1.25, (count, 1, 1, 3)) * rng.uniform(0.7, 1.3, (count, 1, 1, 1))
     mean = crops.mean(axis=(1, 2, 3), keepdims=True)
     contrast = rng.uniform(0.7, 1.3, (count, 1, 1, 1))
@@ -436,6 +450,7 @@ def train_classifier(
     init: Path | None,
     lr: float | None = None,
     real_share: float | None = None,
+    recolour: float = 0.0,
 ) -> tuple[torch.nn.Module, float]:
     """Train on real photos and rendered scenes; return the model and its fitted temperature.
 
@@ -468,7 +483,7 @@ def train_classifier(
             freeze_batch_norm(model)
         shown = real if shown_real >= len(real) else rng.sample(real, shown_real)
         real_crops, real_labels, real_up = crops_of(shown, rng, 0.07, 1, colour=True)
-        crops = np.concatenate([real_crops, light(scene_crops, np_rng)])
+        crops = np.concatenate([real_crops, light(scene_crops, np_rng, recolour)])
         labels = np.concatenate([real_labels, scene_labels])
         upright = np.concatenate([real_up, scene_up])
         flip = np_rng.random(len(crops)) < 0.5  # upside down: the orientation label flips too
@@ -537,6 +552,8 @@ def main() -> int:
     parser.add_argument("--distractors", type=int, default=0, help="every n-th scene shows no tiles (0: none)")
     parser.add_argument("--receipts", action="store_true", help="distractors include receipts and number tables")
     parser.add_argument("--real-share", type=float, default=None, help="classifier: share of real photos per epoch")
+    parser.add_argument("--extra-designs", action="store_true", help="scenes also use the EXTRA_DESIGNS seeds")
+    parser.add_argument("--recolour", type=float, default=0.0, help="classifier: share of scene crops recoloured")
     args = parser.parse_args()
     if args.data.resolve().name == "test" or "test" in args.data.resolve().parts[-2:]:
         parser.error("the test photos are for evaluation only")
@@ -547,7 +564,12 @@ def main() -> int:
     start = time.time()
     if args.stage == "detector":
         scenes = render_scenes(
-            args.scenes if args.scenes is not None else 300, args.seed * 1000 + 1, 480, args.distractors, args.receipts
+            args.scenes if args.scenes is not None else 300,
+            args.seed * 1000 + 1,
+            480,
+            args.distractors,
+            args.receipts,
+            args.extra_designs,
         )
         checks = render_scenes(40, args.seed * 1000 + 2, 480)
         if args.init is not None:
@@ -564,12 +586,27 @@ def main() -> int:
         export(model, torch.zeros(1, 3, INPUT_SIZE, INPUT_SIZE), args.out / "detector.onnx", dynamic)
     else:
         scenes = render_scenes(
-            args.scenes if args.scenes is not None else 200, args.seed * 1000 + 3, 720, args.distractors, args.receipts
+            args.scenes if args.scenes is not None else 200,
+            args.seed * 1000 + 3,
+            720,
+            args.distractors,
+            args.receipts,
+            args.extra_designs,
         )
         checks = render_scenes(30, args.seed * 1000 + 4, 720)
         print(f"{len(real)} photos and {len(scenes)} scenes, {len(holdout)} photos held out", flush=True)
         model, temperature = train_classifier(
-            real, holdout, scenes, checks, args.epochs or 2, args.seed, args.copies, args.init, args.lr, args.real_share
+            real,
+            holdout,
+            scenes,
+            checks,
+            args.epochs or 2,
+            args.seed,
+            args.copies,
+            args.init,
+            args.lr,
+            args.real_share,
+            args.recolour,
         )
         export(
             Calibrated(model, temperature),

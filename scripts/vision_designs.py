@@ -7,7 +7,8 @@ drawn entirely from a seed, so that "design 7" is the same pictures in every run
 
 Which designs may be trained on is fixed here and nowhere else:
 
-- procedural designs with seeds in ``TRAIN_DESIGNS`` and FluffyStuff *Regular* are for training;
+- procedural designs with seeds in ``TRAIN_DESIGNS`` (and, when asked, ``EXTRA_DESIGNS``) and
+  FluffyStuff *Regular* are for training;
 - procedural designs with seeds in ``UNSEEN_DESIGNS`` and FluffyStuff *Black* are never given to
   training (``training_designs`` cannot return them); they make the unseen-designs validation set
   (``scripts/vision_scenes.py``, ``benchmarks/vision.py``).
@@ -20,7 +21,7 @@ from __future__ import annotations
 import colorsys
 import math
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -38,6 +39,10 @@ LATIN_FONTS = [
 ]
 TRAIN_DESIGNS = range(1, 61)
 UNSEEN_DESIGNS = range(900, 908)
+# More training designs with more kinds of variety (a serif CJK font when the system has one,
+# symbols in fewer colours); drawn after every earlier choice, so designs below 1000 are unchanged.
+EXTRA_DESIGNS = range(1000, 1240)
+SERIF_CJK = Path("/usr/share/fonts/opentype/noto/NotoSerifCJK-Bold.ttc")
 DRAW_WIDTH = 96  # sprites are drawn at this width (twice over, then halved) and scaled in scenes
 NUMERALS = "一二三四五六七八九"
 # Faces that are not suited tiles, as the sets have them: winds, dragons, flowers, blanks, backs.
@@ -120,7 +125,7 @@ def make_design(seed: int) -> Design:
         ink = _hsv(0.62, rng.uniform(0.5, 0.9), rng.uniform(0.3, 0.6))
     else:
         ink = _hsv(0.0, rng.uniform(0.6, 0.9), rng.uniform(0.5, 0.8))
-    return Design(
+    design = Design(
         seed=seed,
         face=face,
         dark_face=dark,
@@ -148,11 +153,26 @@ def make_design(seed: int) -> Design:
         inset=rng.uniform(0.06, 0.13),
         border=rng.random() < 0.3,
     )
+    return _more_variety(design, rng) if seed >= EXTRA_DESIGNS.start else design
 
 
-def training_designs() -> list[Design | str]:
-    """Every design training may use: the procedural training seeds and FluffyStuff Regular."""
-    designs: list[Design | str] = [make_design(seed) for seed in TRAIN_DESIGNS]
+def _more_variety(d: Design, rng: random.Random) -> Design:
+    """The extra designs' further choices: a serif font for the characters, fewer symbol colours."""
+    font = SERIF_CJK if SERIF_CJK.is_file() and rng.random() < 0.5 else d.cjk_font
+    colours = rng.random()
+    if colours < 0.15:  # every symbol in one ink
+        one = d.ink if not d.dark_face else d.red
+        return replace(d, cjk_font=font, red=one, green=one, blue=one)
+    if colours < 0.3:  # 萬 in the numerals' ink, green bamboo and dots in blue and red
+        return replace(d, cjk_font=font, red=d.ink if rng.random() < 0.5 else d.red, green=d.blue)
+    return replace(d, cjk_font=font, numeral_scale=rng.uniform(0.65, 1.1))
+
+
+def training_designs(extra: bool = False) -> list[Design | str]:
+    """Every design training may use: the procedural training seeds (with ``extra``, also
+    ``EXTRA_DESIGNS``) and FluffyStuff Regular."""
+    seeds = [*TRAIN_DESIGNS, *(EXTRA_DESIGNS if extra else ())]
+    designs: list[Design | str] = [make_design(seed) for seed in seeds]
     if (FLUFFY / "Regular").is_dir():
         designs.append("fluffy:Regular")
     return designs
