@@ -38,6 +38,12 @@ _BEGIN = re.compile(r"^\s*BEGIN\b", re.IGNORECASE)
 _RELEASE = re.compile(r"^\s*RELEASE\b", re.IGNORECASE)
 _COMMIT = re.compile(r"^\s*COMMIT\s*$", re.IGNORECASE)
 _ROLLBACK_ALL = re.compile(r"^\s*ROLLBACK\s*$", re.IGNORECASE)
+# What a connection the server dropped says (when a transaction begins on it). Besides "closed",
+# a restart's FATAL "terminating connection due to administrator command" may still be in
+# flight, or already read while the socket's end was not: asyncpg then reports "cannot switch
+# to state 15; another operation (2) is in progress" (it still waits for the end of that error).
+CONNECTION_LOST = (asyncpg.PostgresConnectionError, asyncpg.InterfaceError, asyncpg.InternalClientError,
+            asyncpg.exceptions.OperatorInterventionError, OSError)
 _CONTROL = re.compile(r"^\s*(BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE|CREATE|ALTER|DROP|SET|LOCK)\b", re.IGNORECASE)
 
 
@@ -192,7 +198,7 @@ class PgConnection:
             self.raw = await self._connect()
         try:
             await self.raw.execute(text)
-        except (asyncpg.ConnectionDoesNotExistError, asyncpg.InterfaceError, OSError):
+        except CONNECTION_LOST:
             self.raw.terminate()
             self.raw = await self._connect()
             await self.raw.execute(text)

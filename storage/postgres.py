@@ -27,7 +27,7 @@ from storage import days
 from storage.factory import redacted
 from storage.group_commit import GroupCommitter
 from storage.interface import StorageError
-from storage.pg_connection import PgConnection
+from storage.pg_connection import CONNECTION_LOST, PgConnection
 from storage.pg_locks import CHAT_LOCK_CLASS, TABLE_LOCK_CLASS, AdvisoryLocks
 from storage.schema import Migration
 from storage.schema_postgres import MIGRATIONS, VERSION_TABLE
@@ -128,6 +128,8 @@ def _rerun_lost_races(method: Callable[..., Awaitable[T]]) -> Callable[..., Awai
             except _RACES:
                 if attempt == RACE_ATTEMPTS:
                     raise
+            except CONNECTION_LOST as error:  # the server went away mid-unit: the unit was not committed
+                raise StorageError(f"the database connection was lost: {error}") from error
         raise AssertionError("unreachable")
 
     @wraps(method)

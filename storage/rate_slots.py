@@ -20,6 +20,12 @@ used only once the bot's turn came would let later group sends bunch up behind t
 A reserved turn cannot be handed back; a caller that gives up wastes it, which only slows the
 others a little.
 
+Rows are pruned: a bucket whose ``tat`` has passed gives exactly the turns a new bucket would
+(``s = now``), so its row carries nothing and is deleted (each process, every ``PRUNE_EVERY``
+seconds, rows ``PRUNE_AFTER`` seconds in the past). Otherwise every group the bot ever wrote to
+would keep a row. A reservation that finds a row of its buckets gone (pruned meanwhile, by this
+process or another) takes no turn at all, creates the rows and asks again.
+
 On PostgreSQL ``now`` is the server's clock, read once the rows are locked, so machines whose
 clocks differ still agree; SQLite (one machine) uses the process's. Each store has its own
 connection(s) outside the group commit (``group_commit.py``): holding the bot's row until a batch
@@ -29,6 +35,7 @@ of game writes commits would make every worker wait for the others' batches.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
@@ -50,8 +57,9 @@ _PG_CREATE = "INSERT INTO rate_slots (key, tat) SELECT unnest($1::text[]), 0 ON 
 _PG_RESERVE = f"""
     WITH want AS (SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[]) AS w (key, step, slack)),
     held AS (SELECT r.key, r.tat FROM rate_slots r JOIN want USING (key) ORDER BY r.key FOR UPDATE OF r),
-    clock AS (SELECT {_PG_NOW} AS now, max(held.tat - want.slack) AS first FROM held JOIN want USING (key)),
-    turn AS (SELECT GREATEST(now, first) AS s, now FROM clock)
+    clock AS (SELECT {_PG_NOW} AS now, max(held.tat - want.slack) AS first, count(*) AS found
+              FROM held JOIN want USING (key)),
+    turn AS (SELECT GREATEST(now, first) AS s, now FROM clock WHERE found = cardinality($1::text[]))
     UPDATE rate_slots SET tat = GREATEST(rate_slots.tat, turn.s) + want.step
     FROM turn, want WHERE rate_slots.key = want.key
     RETURNING turn.s, turn.now
@@ -60,6 +68,8 @@ _PG_HOLD = f"""
     INSERT INTO rate_slots (key, tat) VALUES ($1, {_PG_NOW} + $2)
     ON CONFLICT (key) DO UPDATE SET tat = GREATEST(rate_slots.tat, excluded.tat)
 """
+_PG_PRUNE = f"DELETE FROM rate_slots WHERE tat < {_PG_NOW} - $1"
+_SQLITE_PRUNE = "DELETE FROM rate_slots WHERE tat < ? - ?"
 _SQLITE_CREATE = "INSERT INTO rate_slots (key, tat) VALUES (?, 0) ON CONFLICT (key) DO NOTHING"
 _SQLITE_SET = "UPDATE rate_slots SET tat = ? WHERE key = ?"
 _SQLITE_HOLD = """
@@ -67,7 +77,12 @@ _SQLITE_HOLD = """
     ON CONFLICT (key) DO UPDATE SET tat = MAX(rate_slots.tat, excluded.tat)
 """
 TIMEOUT = 2.0  # a database that does not answer this fast is treated as away (the caller falls back)
-_FAILURES = (OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError, aiosqlite.Error)
+PRUNE_EVERY = 600.0  # seconds between one process's prunes of past buckets
+PRUNE_AFTER = 60.0  # a bucket whose tat is this many seconds in the past is deleted
+# A connection the server dropped mid-statement may also answer "another operation is in progress"
+# (asyncpg.InternalClientError) before it knows it is closed: that too is the database being away.
+_FAILURES = (OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError, asyncpg.InternalClientError,
+             aiosqlite.Error)
 
 
 class Grant(NamedTuple):
@@ -93,6 +108,7 @@ class RateSlots(ABC):
 
     def __init__(self) -> None:
         self._known: set[str] = set()  # buckets whose row exists (no insert needed)
+        self._pruned = time.monotonic()  # the first prune comes PRUNE_EVERY after opening
 
     async def reserve(self, turns: Sequence[Turn]) -> Grant:
         """Reserve one turn of each bucket in ``turns`` at one moment. Raises ``StorageError`` if
@@ -103,7 +119,17 @@ class RateSlots(ABC):
         except _FAILURES as error:
             raise StorageError(f"cannot reserve a send turn ({type(error).__name__}: {error})") from error
         self._known.update(key for key, _, _ in ordered)
+        if time.monotonic() - self._pruned >= PRUNE_EVERY:
+            await self.prune()
         return Grant(at / 1_000_000, max(0, at - now) / 1_000_000)
+
+    async def prune(self, after: float = PRUNE_AFTER) -> None:
+        """Delete the buckets whose ``tat`` is ``after`` seconds in the past (they hold nothing a new
+        row would not). Best effort: a failure leaves them for the next prune."""
+        self._pruned = time.monotonic()
+        self._known.clear()  # rows this process knew may be gone, by its prune or another's
+        with contextlib.suppress(*_FAILURES):
+            await asyncio.wait_for(self._prune(_micro(after)), TIMEOUT)
 
     async def hold(self, key: str, seconds: float, interval: float, burst: int) -> None:
         """No turn of bucket ``key`` before ``seconds`` from now (Telegram answered 429 with
@@ -121,6 +147,10 @@ class RateSlots(ABC):
     @abstractmethod
     async def _hold(self, key: str, ahead: int) -> None:
         """Move bucket ``key``'s ``tat`` to at least ``ahead`` microseconds from now."""
+
+    @abstractmethod
+    async def _prune(self, after: int) -> None:
+        """Delete the rows whose ``tat`` is more than ``after`` microseconds in the past."""
 
     @abstractmethod
     async def close(self) -> None:
@@ -142,11 +172,20 @@ class PostgresRateSlots(RateSlots):
             if not self._known.issuperset(keys):
                 await conn.execute(_PG_CREATE, keys)
             row = await conn.fetchrow(_PG_RESERVE, keys, steps, slack)
+            if row is None:  # a row was pruned since this process created it: no turn was taken
+                await conn.execute(_PG_CREATE, keys)
+                row = await conn.fetchrow(_PG_RESERVE, keys, steps, slack)
+        if row is None:
+            raise OSError("the send turns' rows keep disappearing")
         return row["s"], row["now"]
 
     async def _hold(self, key: str, ahead: int) -> None:
         async with self._pool.acquire() as conn:
             await conn.execute(_PG_HOLD, key, ahead)
+
+    async def _prune(self, after: int) -> None:
+        async with self._pool.acquire() as conn:
+            await conn.execute(_PG_PRUNE, after)
 
     async def close(self) -> None:
         await self._pool.close()
@@ -183,6 +222,10 @@ class SqliteRateSlots(RateSlots):
     async def _hold(self, key: str, ahead: int) -> None:
         async with self._lock:
             await self._conn.execute(_SQLITE_HOLD, (key, time.time_ns() // 1000, ahead))
+
+    async def _prune(self, after: int) -> None:
+        async with self._lock:
+            await self._conn.execute(_SQLITE_PRUNE, (time.time_ns() // 1000, after))
 
     async def close(self) -> None:
         await self._conn.close()

@@ -9,12 +9,15 @@ import sys
 import time
 from pathlib import Path
 
+import aiosqlite
+import asyncpg
 import pytest
 import rate_limit_worker
 
 from bot.ratelimit import TelegramRateLimiter
 from bot.shared_limits import SharedTurns
 from storage import open_storage
+from storage.factory import describe
 from storage.rate_slots import open_rate_slots
 
 pytestmark = pytest.mark.both_backends
@@ -111,3 +114,37 @@ async def test_a_flood_limit_one_worker_is_told_of_holds_every_worker(db_url: st
         await told.close()
         await other.close()
     assert turn is not None and turn >= before + 1.0 - 0.01  # the other worker's turn came after it
+
+
+async def bucket_keys(db_url: str) -> set[str]:
+    """The buckets that have a row (read directly: pruning is meant to be invisible to the turns)."""
+    backend, where = describe(db_url)
+    if backend == "postgresql":
+        conn = await asyncpg.connect(where)
+        try:
+            return {row[0] for row in await conn.fetch("SELECT key FROM rate_slots")}
+        finally:
+            await conn.close()
+    async with aiosqlite.connect(where) as conn:
+        return {row[0] for row in await conn.execute_fetchall("SELECT key FROM rate_slots")}
+
+
+async def test_buckets_whose_turns_have_passed_are_pruned_and_come_back_when_used(db_url: str) -> None:
+    await migrated(db_url)
+    pruner, user = await open_rate_slots(db_url), await open_rate_slots(db_url)
+    try:
+        await user.reserve([("chat:-1", 0.05, 1)])
+        await user.reserve([("chat:-2", 30.0, 1)])  # its next turn is 30 s away
+        await asyncio.sleep(0.2)
+        await pruner.prune(after=0.1)
+        assert await bucket_keys(db_url) == {"chat:-2"}  # only the bucket that still holds a turn back
+        # The other process still believes chat:-1's row exists: its next turns recreate it and
+        # keep the limit as before (a burst of one, then one every 0.05 s).
+        first, second = await user.reserve([("chat:-1", 0.05, 1)]), await user.reserve([("chat:-1", 0.05, 1)])
+        assert first.wait == 0 and round(second.at - first.at, 3) == 0.05
+        held = await user.reserve([("chat:-2", 30.0, 1)])
+        assert held.wait > 29  # the bucket kept is still enforced
+    finally:
+        await pruner.close()
+        await user.close()
+    assert await bucket_keys(db_url) == {"chat:-1", "chat:-2"}

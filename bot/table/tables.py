@@ -20,12 +20,21 @@ from telegram.ext import ContextTypes, JobQueue
 
 from bot.i18n import supported
 from bot.table.presenter import TelegramPresenter
-from bot.table.runner import Limits, SeatPlayer, TableRunner, parse_timer, settlement_key
+from bot.table.runner import (
+    REFUSALS,
+    RETRY_FIRST_SECONDS,
+    RETRY_MAX_SECONDS,
+    Limits,
+    SeatPlayer,
+    TableRunner,
+    parse_timer,
+    settlement_key,
+)
 from bot.table.snapshots import restore_game, snapshot_of
 from engine.actions import Action, GameError
 from engine.game import Game
 from engine.rules import RuleSet
-from storage import HandClosed, Storage
+from storage import HandClosed, Storage, StorageError
 from storage.models import Hand, PlayerKind, Table, TableStatus, Timer
 
 log = logging.getLogger(__name__)
@@ -125,9 +134,29 @@ class Tables:
         seed = secrets.randbits(62)
         dealer = secrets.randbelow(4) if dealer is None else dealer
         hand = await self.storage.start_hand(table.id, rules.to_dict(), seed, dealer)
-        runner = await self._runner(table, hand, Game(rules, seed, dealer))
-        await runner.start()
-        return runner
+        return await self._start_dealt(table, hand, rules)
+
+    async def _start_dealt(self, table: Table, hand: Hand, rules: RuleSet) -> TableRunner:
+        """Show and play a hand storage has dealt, trying again while the database is away.
+
+        Once dealt, the hand is the table's hand in play, and only its runner shows it and arms its
+        timers: given up here (the database restarting between the deal and the runner's first step),
+        it would stay dealt, unseen and without a timer, and the table would wait for ever. The step
+        before the presenter is told changes nothing shared, so starting over from the deal is safe.
+        """
+        delay = RETRY_FIRST_SECONDS
+        while True:
+            try:
+                runner = await self._runner(table, hand, Game(rules, hand.seed, hand.dealer))
+                await runner.start()
+                return runner
+            except REFUSALS:
+                raise
+            except StorageError as error:
+                log.warning("table %s: hand %s is dealt but cannot start yet (%s); trying again in %.1f s",
+                            table.id, hand.id, error, delay)
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, RETRY_MAX_SECONDS)
 
     async def resume_all(self) -> None:
         """After a restart: every playing hand continues where its log ends (from its snapshot
