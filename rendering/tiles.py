@@ -75,13 +75,15 @@ def _sprite(tile: Tile | None, width: int, style: TileStyle) -> Image.Image:
         return _drawn(tile, width, style)
     # reducing_gap: a box reduction to about twice the size first, then LANCZOS for the rest;
     # several times cheaper than LANCZOS over the whole master, and alike to the eye.
-    return _master(tile, style).resize((width, tile_height(width)), Image.Resampling.LANCZOS, reducing_gap=2.0)
+    size = (width, tile_height(width))
+    return _master(tile, style).resize(size, Image.Resampling.LANCZOS, reducing_gap=2.0).convert("RGBA")
 
 
 @lru_cache(maxsize=128)
 def _master(tile: Tile | None, style: TileStyle) -> Image.Image:
-    """The sprite at four times ``MASTER_WIDTH``, not yet scaled down."""
-    return _canvas(tile, MASTER_WIDTH * SUPERSAMPLE, tile_height(MASTER_WIDTH) * SUPERSAMPLE, style)
+    """The sprite at four times ``MASTER_WIDTH``, not yet scaled down; premultiplied ("RGBa"), the
+    form Pillow resamples in, so each width converts only its own small result back."""
+    return _canvas(tile, MASTER_WIDTH * SUPERSAMPLE, tile_height(MASTER_WIDTH) * SUPERSAMPLE, style).convert("RGBa")
 
 
 def _drawn(tile: Tile | None, width: int, style: TileStyle) -> Image.Image:
