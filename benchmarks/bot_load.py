@@ -1,6 +1,6 @@
 """Bot load benchmark: many hosted tables at once, the real bot against the fake Telegram.
 
-    python benchmarks/bot_load.py [--tables 4 50] [--seconds 30] [--people 1] [--think 1]
+    python benchmarks/bot_load.py [--tables 4 50] [--seconds 30] [--people 1] [--think 2] [--think-spread 0.8]
                                   [--computer-delay 0.5] [--no-peer] [--workers 1 2 4]
 
 The fake Bot API server (``tests/e2e/fake_telegram.py``, on 127.0.0.1) and the simulated people
@@ -23,8 +23,9 @@ players fill the other seats, and the people press their DM buttons as
 The peer (``benchmarks/minimal_bot.py``), run just before each Xuezhan run against the same
 server: a minimal python-telegram-bot application that answers each press with one callback
 answer and one message edit, pressed by as many people as the Xuezhan run has, with the same
-think time. The ratios printed are Xuezhan's CPU per logged action / the peer's CPU per update,
-and Xuezhan's start-up / the peer's.
+think times (``bot_load_support.Think``: log-normal, median ``--think`` seconds). The ratios
+printed are Xuezhan's CPU per logged action / the peer's CPU per update, and Xuezhan's start-up /
+the peer's.
 
 ``--workers 1 2 4``: several workers instead of the peer. For each table count, the bot first runs
 as ``xuezhan run --workers 1`` on SQLite, then as ``xuezhan run --workers N`` for each N on one
@@ -41,6 +42,7 @@ import argparse
 import asyncio
 import contextlib
 import os
+import random
 import re
 import shutil
 import signal
@@ -63,6 +65,7 @@ from bot_load_support import (  # noqa: E402
     LoadTable,
     LoadTelegram,
     Recorder,
+    Think,
     latencies,
     most_in_a_minute,
     open_lobby,
@@ -86,7 +89,7 @@ LOG_PROBLEM = re.compile(r" (WARNING|ERROR|CRITICAL) ")
 @dataclass
 class Options:
     people: int
-    think: float
+    think: Think
     computer_delay: float
     profile: Path | None = None  # py-spy's samples of the bot in each measured window go here
     warm_up: float = WARM_UP  # seconds of play before the window: the first sprites and labels drawn
@@ -266,7 +269,12 @@ class BotProcess:
 
 
 def bot_environment(tg: LoadTelegram, db: Path, **settings: str) -> dict[str, str]:
-    inherited = {k: v for k, v in os.environ.items() if k not in clean_environment()}
+    """The bot's settings from this run. Without PYTHONDONTWRITEBYTECODE: a deployed bot's modules
+    are compiled once (by pip, or its first start writes ``__pycache__``); set in a developer's
+    shell, it made every start compile again each module changed since (0.1-0.2 s of start-up
+    here), which is not what an operator's restart costs."""
+    skip = {*clean_environment(), "PYTHONDONTWRITEBYTECODE"}
+    inherited = {k: v for k, v in os.environ.items() if k not in skip}
     return {**inherited, "TELEGRAM_BOT_TOKEN": tg.token, "XUEZHAN_API_URL": tg.base_url, "XUEZHAN_DB": str(db),
             **settings}
 
@@ -452,7 +460,7 @@ async def run_peer(n: int, seconds: float, options: Options) -> Phase:
 
 
 async def _press_peer(phase: Phase, tg: LoadTelegram, bot: BotProcess, people: int, seconds: float,
-                      think: float) -> None:
+                      think: Think) -> None:
     users = [tg.user(f"Q{i}") for i in range(people)]
     for user in users:
         await user.start()
@@ -467,8 +475,9 @@ async def _press_peer(phase: Phase, tg: LoadTelegram, bot: BotProcess, people: i
     async def person(user: FakeUser) -> None:
         nonlocal presses
         message = next(m for m in tg.bot_messages(user) if m.buttons)
+        rng = random.Random(user.id)
         while not stop.is_set():
-            await asyncio.sleep(think)
+            await asyncio.sleep(think.delay(rng))
             before = message.edit_count
             at = time.monotonic()
             press = tg.press(user, message, text=None, data="press", check=False)
@@ -518,6 +527,8 @@ def print_phase(p: Phase) -> None:
     print(f"   presses {p.presses} (decisions {p.decisions}), {unit}s {p.actions}, "
           f"hands completed {p.hands}, API calls {p.calls} ({p.calls / p.seconds:.1f}/s)")
     print("   calls: " + ", ".join(f"{m} {n}" for m, n in p.by_method.most_common()))
+    if p.decisions or not p.name.startswith("xuezhan"):
+        print(f"   calls to the people per decision (answers + DM calls): {calls_per_decision(p):.2f}")
     print("   latency ms             p50      p99     n")
     for label, values in (("callback answered", lat.answer), ("DM changed", lat.dm),
                           ("group changed", lat.group), ("last call", lat.last),
@@ -540,6 +551,15 @@ def print_phase(p: Phase) -> None:
         print(f"     {n:6d}  {what}")
     for line in p.first_errors:
         print(f"   first: {line}")
+
+
+def calls_per_decision(p: Phase) -> float:
+    """Callback answers and calls to private chats per decision a person made (Xuezhan: the
+    decisions, swap picks' answers included; the peer: per press, one answer and one edit)."""
+    to_people = sum(n for method, n in p.by_method.items()
+                    if method.endswith("(DM)") or method == "answerCallbackQuery")
+    made = p.decisions if p.name.startswith("xuezhan") else p.presses
+    return to_people / made if made else float("nan")
 
 
 def _ratio(a: float, b: float) -> str:
@@ -611,8 +631,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="concurrent tables of each run (default: 4 50)")
     parser.add_argument("--seconds", type=seconds_arg, default=30, help="measured seconds of each run (default 30)")
     parser.add_argument("--people", type=int, choices=(1, 2), default=1, help="people per table (default 1)")
-    parser.add_argument("--think", type=float, default=1.0,
-                        help="seconds a person looks at a decision before pressing (default 1)")
+    parser.add_argument("--think", type=float, default=2.0,
+                        help="median seconds a person looks at a decision before pressing (default 2)")
+    parser.add_argument("--think-spread", type=float, default=0.8,
+                        help="sigma of the log-normal think time (default 0.8: mean 2.75 s, 19%% over 4 s, "
+                        "at most 12 s); 0: always --think")
     parser.add_argument("--computer-delay", type=float, default=0.5,
                         help="XUEZHAN_COMPUTER_DELAY, the pause before a computer player acts (default 0.5)")
     parser.add_argument("--warm-up", type=float, default=WARM_UP,
@@ -631,15 +654,17 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--profile", type=Path, default=None,
                         help="record the bot with py-spy in each window, to FILE-<tables>.<ext> (collapsed stacks)")
     args = parser.parse_args(argv)
-    if not 0 <= args.think <= 60 or not 0 <= args.computer_delay <= 30 or not 0 <= args.warm_up <= 600:
-        parser.error("--think must be within 0..60, --computer-delay within 0..30 and --warm-up within 0..600 "
+    if (not 0 <= args.think <= 60 or not 0 <= args.think_spread <= 3 or not 0 <= args.computer_delay <= 30
+            or not 0 <= args.warm_up <= 600):
+        parser.error("--think must be within 0..60, --think-spread 0..3, --computer-delay 0..30 and --warm-up 0..600 "
                      "seconds")
     return args
 
 
 async def main_async(args: argparse.Namespace) -> int:
-    options = Options(args.people, args.think, args.computer_delay, args.profile, args.warm_up)
-    print(f"bot load: {args.tables} tables x {args.people} person(s) + computers, think {args.think}s, "
+    options = Options(args.people, Think(args.think, args.think_spread), args.computer_delay, args.profile,
+                      args.warm_up)
+    print(f"bot load: {args.tables} tables x {args.people} person(s) + computers, {options.think.describe()}, "
           f"computer delay {args.computer_delay}s, on {os.cpu_count()} CPU(s)")
     if args.workers:
         return await compare_workers(args, options)

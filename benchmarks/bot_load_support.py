@@ -20,6 +20,8 @@ import contextlib
 import dataclasses
 import itertools
 import json
+import math
+import random
 import re
 import time
 from collections.abc import Mapping
@@ -148,6 +150,33 @@ class LoadTelegram(FakeTelegram):
         return None
 
 
+@dataclass(frozen=True)
+class Think:
+    """How long a simulated person looks at a decision before pressing.
+
+    People are not metronomes: most decide in a second or three, some look away for longer. The
+    delay is log-normal around ``median`` seconds with ``spread`` its sigma (0: always
+    ``median``), at most ``longest`` (below the claim timer, so no seat runs out of time). With
+    the benchmark's default (median 2 s, spread 0.8) the mean is 2.75 s and 19 % of decisions
+    take longer than 4 s. The three picks of the swap follow each other ``between`` apart."""
+
+    median: float
+    spread: float = 0.0
+    longest: float = 12.0
+    between: tuple[float, float] = (0.2, 0.6)
+
+    def delay(self, rng: random.Random) -> float:
+        if self.median <= 0:
+            return 0.0
+        return min(self.longest, self.median * math.exp(rng.gauss(0.0, self.spread))) if self.spread else self.median
+
+    def describe(self) -> str:
+        if not self.spread:
+            return f"think {self.median:g} s"
+        return (f"think log-normal median {self.median:g} s, sigma {self.spread:g} (mean "
+                f"{min(self.longest, self.median * math.exp(self.spread ** 2 / 2)):.2f} s), at most {self.longest:g} s")
+
+
 @dataclass
 class Press:
     """One button press of a simulated person, and what the bot answered."""
@@ -210,14 +239,16 @@ async def _wait_change(tg: LoadTelegram, chats: list[int], rec: Recorder, timeou
             w.cancel()
 
 
-async def play_person(tg: LoadTelegram, rec: Recorder, table: LoadTable, user: FakeUser, think: float,
+async def play_person(tg: LoadTelegram, rec: Recorder, table: LoadTable, user: FakeUser, think: float | Think,
                       creator: bool) -> None:
     """Press buttons as ``table_players.HumanPlayer`` does, until ``rec.stop``.
 
     The person looks at their newest DM photo; if it offers a decision they press it (after
-    ``think`` seconds) and wait until the DM changes. The table's creator also presses
-    "Next hand" on each settlement card, so a table plays hand after hand.
+    ``think``: a ``Think``, or fixed seconds) and wait until the DM changes. The table's creator
+    also presses "Next hand" on each settlement card, so a table plays hand after hand.
     """
+    think = think if isinstance(think, Think) else Think(think)
+    rng = random.Random(user.id)  # each person's delays are the same from run to run
     group = table.group.id
     acted_on: tuple[int, int] | None = None  # (message id, edit count) last pressed on
     while not rec.stop.is_set():
@@ -234,11 +265,14 @@ async def play_person(tg: LoadTelegram, rec: Recorder, table: LoadTable, user: F
         if not presses or message is None:
             await _wait_change(tg, [user.id, group] if creator else [user.id], rec, 1.0)
             continue
-        if think:
-            await asyncio.sleep(think)
+        delay = think.delay(rng)
+        if delay:
+            await asyncio.sleep(delay)
             if rec.stop.is_set():
                 return
-        for button in presses:
+        for index, button in enumerate(presses):
+            if index and think.median > 0:
+                await asyncio.sleep(rng.uniform(*think.between))
             kind = "toggle" if re.search(r":t\d+$", button.callback_data or "") else "decision"
             await _press(tg, rec, table, user, message, button.callback_data or "", kind)
         acted_on = shown
