@@ -31,9 +31,12 @@ the peer's.
 as ``xuezhan run --workers 1`` on SQLite, then as ``xuezhan run --workers N`` for each N on one
 PostgreSQL server (``tests/pg_server.py``, started for the run with fsync on, a new database per
 run), all in webhook mode behind the front; the fake posts up to 40 updates at once, as Telegram
-does. Each run reports its throughput (actions logged per second), its press latencies, its API
-calls a second against the bot's ~30 a second, and the CPU of the bot (front and workers) and of
-the PostgreSQL server, which together say where the ceiling is.
+does. Those tables are seated in the ledger with their first hand dealt before the bot starts, and
+the bot takes them up as after a restart (``bot_load_support.seat_tables``, as ``live_load.py``
+does), so 200 tables are ready in about a minute instead of timing out in their lobbies. Each run
+reports its throughput (actions logged per second), its press latencies, its API calls a second
+against the bot's ~30 a second, and the CPU of the bot (front and workers) and of the PostgreSQL
+server, which together say where the ceiling is.
 """
 
 from __future__ import annotations
@@ -71,7 +74,9 @@ from bot_load_support import (  # noqa: E402
     open_lobby,
     percentile,
     play_person,
+    seat_tables,
     start_table,
+    wait_for_hands,
 )
 from fake_telegram import SEND_METHODS, FakeUser  # noqa: E402
 from harness import clean_environment  # noqa: E402
@@ -81,6 +86,7 @@ from storage import Storage, open_storage  # noqa: E402
 
 TELEGRAM_CALLS_PER_SECOND = 30  # the bot-wide limit bot.ratelimit keeps (FloodLimit.MESSAGES_PER_SECOND)
 SETUP_TIMEOUT = 120.0
+SEATED_SETUP_TIMEOUT = 300.0  # tables seated in the ledger: every hand shown by DM within Telegram's limits
 SETUP_CONCURRENCY = 20  # lobbies opened at once
 WARM_UP = 5.0  # seconds between the people starting and the measured window
 LOG_PROBLEM = re.compile(r" (WARNING|ERROR|CRITICAL) ")
@@ -297,15 +303,21 @@ async def run_xuezhan(n: int, seconds: float, options: Options, deployment: Depl
             command = [sys.executable, "-m", "cli.main", "run"]
             if deployment.workers is not None:
                 command += ["--workers", str(deployment.workers)]
-            bot = BotProcess(command, env, Path(tmp), webhooks=deployment.workers or 0)
-            await bot.start(tg)
-            phase.startup, phase.idle_rss = bot.startup, bot.idle_rss
             storage = await open_storage(db)
             try:
-                tables = await _play(phase, tg, bot, storage, n, seconds, options, server_pid(pg))
-            finally:
-                await bot.stop()
-            try:
+                # Several workers: the tables are seated in the ledger before the bot starts, and
+                # the bot takes them up (200 tables set up through their lobbies take minutes).
+                began = time.monotonic()
+                seated = await seat_tables(tg, storage, n, options.people) if deployment.workers else None
+                bot = BotProcess(command, env, Path(tmp), webhooks=deployment.workers or 0)
+                await bot.start(tg)
+                phase.startup, phase.idle_rss = bot.startup, bot.idle_rss
+                before_play = time.monotonic() - began if seated is not None else 0.0
+                try:
+                    tables = await _play(phase, tg, bot, storage, n, seconds, options, server_pid(pg), seated)
+                finally:
+                    await bot.stop()
+                phase.setup_seconds += before_play  # seating them and starting the bot
                 await _count_logged(phase, storage, tables)
                 phase.errors.update(f"storage.verify: {p}" for p in await storage.verify())
             finally:
@@ -337,7 +349,10 @@ def server_pid(pg: PgServer | None) -> int | None:
 
 
 async def _play(phase: Phase, tg: LoadTelegram, bot: BotProcess, storage: Storage, n: int, seconds: float,
-                options: Options, db_pid: int | None = None) -> list[LoadTable]:
+                options: Options, db_pid: int | None = None, seated: list[LoadTable] | None = None
+                ) -> list[LoadTable]:
+    """Set up ``n`` tables (or take ``seated``, written to the ledger before the bot started, once
+    the bot shows them), play them, and measure the window."""
     rec = Recorder()
     people: list[asyncio.Task[None]] = []
     gate = asyncio.Semaphore(SETUP_CONCURRENCY)
@@ -351,10 +366,14 @@ async def _play(phase: Phase, tg: LoadTelegram, bot: BotProcess, storage: Storag
             await start_table(tg, table, SETUP_TIMEOUT)
 
     began = time.monotonic()
-    # Every lobby first, then every Start, then the people: a table that plays while others are
-    # still being dealt would take their share of the CPU and of the 30-a-second budget.
-    tables = list(await asyncio.gather(*(lobby(i) for i in range(n))))
-    await asyncio.gather(*(start(t) for t in tables))
+    if seated is not None:
+        tables = seated
+        await wait_for_hands(tg, tables, SEATED_SETUP_TIMEOUT)
+    else:
+        # Every lobby first, then every Start, then the people: a table that plays while others are
+        # still being dealt would take their share of the CPU and of the 30-a-second budget.
+        tables = list(await asyncio.gather(*(lobby(i) for i in range(n))))
+        await asyncio.gather(*(start(t) for t in tables))
     phase.setup_seconds = time.monotonic() - began
     for table in tables:
         for seat, user in enumerate(table.people):

@@ -344,6 +344,55 @@ async def start_table(tg: LoadTelegram, table: LoadTable, timeout: float) -> Non
         await wait_until(tg, user.id, lambda u=user: tg.newest_photo(u.id), timeout, "the first hand by DM")
 
 
+async def seat_tables(tg: LoadTelegram, storage: Storage, tables: int, people: int = 1,
+                      prefix: str = "W") -> list[LoadTable]:
+    """``tables`` groups, each with ``people`` persons (who have started the bot's DM) and computers
+    in the other seats, written to the ledger with hand 1 dealt, as a table is after its lobby's
+    Start. The bot then takes them up as it does after a restart (``Tables.resume_all``; with
+    several workers, one worker per hand): the group gets its table picture and each person their
+    hand by DM. Seating 200 tables through /newgame, Join and Start instead spends the bot's
+    30-calls-a-second budget for minutes before anyone plays (at 200 tables that set-up timed
+    out), and it is not what is measured. Write them before the bot starts."""
+    import secrets
+
+    from engine.rules import RuleSet
+    from storage.models import PlayerKind, TableStatus
+
+    seated = []
+    for index in range(tables):
+        users = [tg.user(f"{prefix}{index}-{seat}" if people > 1 else f"{prefix}{index}", started=True)
+                 for seat in range(people)]
+        group = tg.group(f"Live {index}", members=users, admins=users[:1])
+        chat = await storage.get_chat(group.id)
+        table = await storage.create_table(group.id, users[0].id)
+        for seat in range(4):
+            if seat < people:
+                await storage.save_user(users[seat].id, users[seat].first_name, started_dm=True)
+                player = await storage.player_for_user(group.id, users[seat].id, users[seat].first_name)
+            else:
+                player = await storage.named_player(group.id, f"AI-{seat}", PlayerKind.COMPUTER)
+            await storage.set_seat(table.id, seat, player.id)
+        await storage.set_table_status(table.id, TableStatus.PLAYING)
+        rules = RuleSet.from_dict(chat.rules).with_changes(base=chat.base_stake)
+        await storage.start_hand(table.id, rules.to_dict(), secrets.randbits(62), secrets.randbelow(4))
+        seated.append(LoadTable(index, group, users, table_id=table.id))
+    return seated
+
+
+async def wait_for_hands(tg: LoadTelegram, tables: list[LoadTable], timeout: float) -> float:
+    """Until every person of ``tables`` has their hand by DM (the bot took the tables up); the seconds
+    it took. Raises ``TimeoutError`` naming how many are still waiting."""
+    began = time.monotonic()
+    people = [user for table in tables for user in table.people]
+    while True:
+        waiting = sum(tg.newest_photo(user.id) is None for user in people)
+        if not waiting:
+            return time.monotonic() - began
+        if time.monotonic() - began > timeout:
+            raise TimeoutError(f"{waiting} of {len(people)} people had no hand by DM after {timeout:.0f} s")
+        await asyncio.sleep(0.5)
+
+
 # --- what the call log says ---------------------------------------------------------------------
 
 

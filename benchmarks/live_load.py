@@ -261,39 +261,6 @@ async def measure_web(tables: int, seconds: float, think: float, synchronous: st
     return (0 if not rec.errors else 1), lat
 
 
-async def seat_dm_tables(tg: Any, storage: Any, tables: int) -> list[Any]:
-    """``tables`` groups, each with one person (who has started the bot's DM) and three computers,
-    written to the ledger with hand 1 dealt, as a table is after its lobby's Start. The bot then
-    takes them up as it does after a restart (``Tables.resume_all``): the group gets its table
-    picture and each person their hand by DM. Seating 200 tables through /newgame, Join and Start
-    instead spends the bot's 30-calls-a-second budget for minutes before anyone plays (bot_load
-    timed out at 120 s), and it is not what is measured here."""
-    import secrets
-
-    from bot_load_support import LoadTable
-
-    from engine.rules import RuleSet
-    from storage.models import PlayerKind, TableStatus
-
-    seated = []
-    for index in range(tables):
-        user = tg.user(f"W{index}", started=True)
-        group = tg.group(f"Live {index}", members=[user], admins=[user])
-        await storage.save_user(user.id, user.first_name, started_dm=True)
-        chat = await storage.get_chat(group.id)
-        table = await storage.create_table(group.id, user.id)
-        person = await storage.player_for_user(group.id, user.id, user.first_name)
-        await storage.set_seat(table.id, 0, person.id)
-        for seat in range(1, 4):
-            computer = await storage.named_player(group.id, f"AI-{seat}", PlayerKind.COMPUTER)
-            await storage.set_seat(table.id, seat, computer.id)
-        await storage.set_table_status(table.id, TableStatus.PLAYING)
-        rules = RuleSet.from_dict(chat.rules).with_changes(base=chat.base_stake)
-        await storage.start_hand(table.id, rules.to_dict(), secrets.randbits(62), secrets.randbelow(4))
-        seated.append(LoadTable(index, group, [user], table_id=table.id))
-    return seated
-
-
 async def measure_dm(tables: int, seconds: float, think: float) -> dict[str, Any]:
     """The DM path at the same number of tables, in the same run: the real bot (its own process,
     ``python -m cli.main run``) on the fake Bot API of ``bot_load``, which enforces Telegram's
@@ -302,7 +269,7 @@ async def measure_dm(tables: int, seconds: float, think: float) -> dict[str, Any
     computers fill the other seats. Returns the latencies and counts."""
     sys.path[:0] = [str(ROOT.parent / "tests" / "e2e")]
     from bot_load import BotProcess, bot_environment
-    from bot_load_support import LoadTelegram, Recorder, latencies, play_person
+    from bot_load_support import LoadTelegram, Recorder, latencies, play_person, seat_tables, wait_for_hands
 
     from storage import open_storage
 
@@ -311,7 +278,7 @@ async def measure_dm(tables: int, seconds: float, think: float) -> dict[str, Any
         async with LoadTelegram() as tg:
             storage = await open_storage(db, default_language="en")
             try:
-                seated = await seat_dm_tables(tg, storage, tables)
+                seated = await seat_tables(tg, storage, tables)
             finally:
                 await storage.close()
             began = time.monotonic()
@@ -321,11 +288,10 @@ async def measure_dm(tables: int, seconds: float, think: float) -> dict[str, Any
             rec = Recorder()
             people: list[asyncio.Task[None]] = []
             try:
-                while sum(tg.newest_photo(t.people[0].id) is not None for t in seated) < tables:
-                    if time.monotonic() - began > DM_SETUP_TIMEOUT:
-                        raise SystemExit(f"live_load: the bot did not show every hand by DM "
-                                         f"in {DM_SETUP_TIMEOUT:.0f} s")
-                    await asyncio.sleep(0.5)
+                try:
+                    await wait_for_hands(tg, seated, DM_SETUP_TIMEOUT)
+                except TimeoutError as error:
+                    raise SystemExit(f"live_load: the bot did not show every hand by DM: {error}") from None
                 setup = time.monotonic() - began
                 print(f"DM: {tables} tables resumed by the bot, every hand shown by DM after {setup:.1f} s; "
                       f"warming up {WARM_UP:.0f} s, measuring {seconds:.0f} s", flush=True)
