@@ -699,15 +699,18 @@ def is_win_keys(m: int, p: int, s: int, signature: int = 0) -> bool:
 
 
 _KEY_CLASS: dict[int, int] = {}  # suit key -> class id
-_KEY_TWO: dict[int, int] = {}  # key(m) << 21 | key(p) -> class id of the two suits, shifted left 24
-_KEY_TWO_LIMIT = 300_000  # pairs of suit shapes recur, but a long search could meet many: bounded
-_KEY_SHANTEN: tuple[dict[int, int], ...] = tuple({} for _ in range(SETS_NEEDED + 1))  # by meld count
+# By meld count: key(m) << 21 | key(p) -> the row of the two suits' class, {key(s): shanten}. Every
+# pair of suit keys with the same class shares one row, so a row fills once for all of them.
+_KEY_TWO: tuple[dict[int, dict[int, int]], ...] = tuple({} for _ in range(SETS_NEEDED + 1))
+_KEY_ROWS: tuple[dict[int, dict[int, int]], ...] = tuple({} for _ in range(SETS_NEEDED + 1))  # class id -> row
+_KEY_LIMIT = 300_000  # pairs of suit shapes and rows recur, but a long search could meet many: bounded
 _KEY_BITS = 21  # 5**9 < 2**21
+_key_entries = 0  # answers held in all rows
 
 
 def shanten_keys(m: int, p: int, s: int, meld_count: int = 0) -> int:
-    """``shanten`` on suit keys: three dict lookups on ints (the two suits m and p together, the
-    suit s, then the answer for the whole hand), each class combination computed once.
+    """``shanten`` on suit keys: two dict lookups on ints (the two suits m and p together give the
+    row of their class, the suit s the answer in it), each class combination computed once.
 
     The caller keeps the concealed tile count within 14 - 3 × meld_count (not checked here).
 
@@ -716,24 +719,33 @@ def shanten_keys(m: int, p: int, s: int, meld_count: int = 0) -> int:
     0
     """
     try:
-        return _KEY_SHANTEN[meld_count][_KEY_TWO[m << _KEY_BITS | p] | _KEY_CLASS[s]]
+        return _KEY_TWO[meld_count][m << _KEY_BITS | p][s]
     except KeyError:
         return _shanten_keys_miss(m, p, s, meld_count)
 
 
 def _shanten_keys_miss(m: int, p: int, s: int, meld_count: int) -> int:
+    global _key_entries
     cls = _KEY_CLASS
     for key in (m, p, s):
         if key not in cls:
             cls[key] = _SUIT_CLASS[_key_vector(key)]  # type: ignore[assignment]
-    if len(_KEY_TWO) > _KEY_TWO_LIMIT:
-        _KEY_TWO.clear()
-    two = _KEY_TWO[m << _KEY_BITS | p] = _COMBINED[(cls[m] << _SHIFT) | cls[p]] << _SHIFT  # type: ignore[operator]
-    whole = two | cls[s]
-    value = _SHANTEN_ROW[_COMBINED[whole]][meld_count]  # type: ignore[index]
+    two = _COMBINED[(cls[m] << _SHIFT) | cls[p]]
+    value = _SHANTEN_ROW[_COMBINED[(two << _SHIFT) | cls[s]]][meld_count]  # type: ignore[index, operator]
     if value is None:
         raise ValueError(f"with {meld_count} melds a hand holds at most {14 - 3 * meld_count} concealed tiles")
-    _KEY_SHANTEN[meld_count][whole] = value
+    pairs, rows = _KEY_TWO[meld_count], _KEY_ROWS[meld_count]
+    if len(pairs) > _KEY_LIMIT or _key_entries > _KEY_LIMIT:
+        for table in (*_KEY_TWO, *_KEY_ROWS):
+            table.clear()
+        _key_entries = 0
+    row = rows.get(two)  # type: ignore[call-overload]
+    if row is None:
+        row = rows[two] = {}  # type: ignore[index]
+    pairs[m << _KEY_BITS | p] = row
+    if s not in row:
+        row[s] = value
+        _key_entries += 1
     return value
 
 
