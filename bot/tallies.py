@@ -28,8 +28,7 @@ from bot.keep.words import record_words, value_words
 from bot.permissions import is_chat_admin
 from bot.services import services, texts_for
 from bot.table.feature import move_chat
-from rendering import TallyEntry, encode_png, render_tally_chart
-from rendering.chart import MAX_ENTRIES
+from rendering.models import MAX_TALLY_ENTRIES, TallyEntry
 from storage import days
 from storage.models import DayTally, DueSummary, HandResult, PlayerKind, PlayerStats, PlayerTotal
 
@@ -83,14 +82,16 @@ def caption(head: str, lines: Sequence[str]) -> str:
 def chart_entries(lines: Sequence[PlayerTotal]) -> list[TallyEntry]:
     """The bars of a tally chart; past the chart's limit, the biggest winners and losers."""
     chosen = list(lines)
-    if len(chosen) > MAX_ENTRIES:
-        half = MAX_ENTRIES // 2
+    if len(chosen) > MAX_TALLY_ENTRIES:
+        half = MAX_TALLY_ENTRIES // 2
         chosen = chosen[:half] + chosen[-half:]
     return [TallyEntry(t.name, t.net) for t in chosen]
 
 
 def tally_picture(tally: DayTally, title: str, computers: frozenset[int] = frozenset()) -> bytes:
     """The day's chart of people; computer players are left to the caption's line of their own."""
+    from rendering import encode_png, render_tally_chart  # Pillow loads with the first picture
+
     people = [t for t in tally.lines if t.player_id not in computers]
     return encode_png(render_tally_chart(chart_entries(people), title=title, subtitle=tally.day.isoformat()))
 

@@ -12,7 +12,7 @@ from PIL import Image, ImageDraw
 
 from rendering import theme
 from rendering.limits import shrink_to_limit
-from rendering.models import TallyEntry
+from rendering.models import MAX_TALLY_ENTRIES, TallyEntry
 from rendering.text import draw_text
 
 WIDTH = 1000
@@ -20,7 +20,7 @@ PAD = 36
 HEADER = 84
 ROW = 58
 NAME_WIDTH = 230
-MAX_ENTRIES = 40  # keeps the picture under Telegram's 1280 px side (and readable)
+MAX_ENTRIES = MAX_TALLY_ENTRIES  # keeps the picture under Telegram's 1280 px side (and readable)
 
 
 def render_tally_chart(entries: Sequence[TallyEntry], title: str = "今日战绩", subtitle: str = "") -> Image.Image:

@@ -14,7 +14,7 @@ from PIL import Image, ImageDraw
 from engine.tiles import Meld, Suit, Tile, suit_of
 from rendering import theme
 from rendering.limits import MAX_SIDE
-from rendering.models import MAX_CONCEALED, check_template, validate_tiles
+from rendering.models import MAX_CONCEALED, check_template, display_order, validate_tiles
 from rendering.rows import gap, group_gap, meld_slots, paste_row, row_width
 from rendering.text import draw_text, text_width
 from rendering.tiles import MAX_WIDTH, MIN_WIDTH, TileStyle, tile_height
@@ -23,16 +23,6 @@ DEFAULT_TILE_WIDTH = 72
 # With a screen width given, a tile is this share of it: 44 px when Telegram shows it 400 px wide.
 OWN_TILE_SHARE = 0.11
 MIN_IMAGE_WIDTH = 200
-
-
-def display_order(concealed: Sequence[Tile], void_suit: Suit | None = None) -> list[Tile]:
-    """Concealed tiles sorted by suit and rank, the void suit's tiles last (they go first).
-
-    >>> from engine.tiles import parse_tiles, format_tiles
-    >>> format_tiles(display_order(parse_tiles("3s1m2p1s"), Suit.CHARACTERS))
-    '2p13s1m'
-    """
-    return sorted(concealed, key=lambda t: (suit_of(t) == void_suit, t))
 
 
 def render_hand(

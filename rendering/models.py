@@ -8,9 +8,10 @@ caller mistake can put a hidden hand into a group image.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from engine.tiles import NUM_KINDS, DescribedHand, Meld, Suit, Tile
+from engine.tiles import NUM_KINDS, DescribedHand, Meld, Suit, Tile, suit_of
 
 SEATS = 4
 MAX_CONCEALED = 14
@@ -181,9 +182,23 @@ class ResultCard:
     caption: str = ""
 
 
+MAX_TALLY_ENTRIES = 40  # bars in a tally chart: keeps the picture under Telegram's 1280 px side
+
+
 @dataclass(frozen=True, slots=True)
 class TallyEntry:
-    """One bar of a tally chart: a player and their net chips over the period."""
+    """One bar of a tally chart (at most ``MAX_TALLY_ENTRIES``): a player and their net chips
+    over the period."""
 
     name: str
     chips: int
+
+
+def display_order(concealed: Sequence[Tile], void_suit: Suit | None = None) -> list[Tile]:
+    """Concealed tiles sorted by suit and rank, the void suit's tiles last (they go first).
+
+    >>> from engine.tiles import parse_tiles, format_tiles
+    >>> format_tiles(display_order(parse_tiles("3s1m2p1s"), Suit.CHARACTERS))
+    '2p13s1m'
+    """
+    return sorted(concealed, key=lambda t: (suit_of(t) == void_suit, t))

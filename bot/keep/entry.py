@@ -30,7 +30,7 @@ from bot.keep.panel import (
 from bot.services import services, texts_for
 from engine.settlement import FinalHand, KongKind
 from engine.tiles import HandError
-from rendering import TallyEntry, encode_png, render_tally_chart
+from rendering.models import TallyEntry
 from storage import NotFound
 from storage.models import SessionStatus
 
@@ -259,6 +259,8 @@ async def finish(context: Context, message: Any, view: View, texts: Translator) 
                      records=len(counted), hands=hands)]
     lines += [f"• {t.name}: {t.net:+d}" for t in totals]
     await edit_message(message, "\n".join(lines), None)
+    from rendering import encode_png, render_tally_chart  # Pillow loads with the first picture
+
     chart = render_tally_chart([TallyEntry(t.name, t.net) for t in totals],
                                title=texts.t("Scorekeeping #{id}", id=view.session.id))
     await context.bot.send_photo(view.session.chat_id, encode_png(chart), caption="\n".join(lines))

@@ -28,7 +28,7 @@ from engine.tiles import (
     parse_hand,
     parse_typed_hand,
 )
-from rendering import ScoredHand, encode_png, render_hand, render_score_card
+from rendering.models import ScoredHand
 
 TOGGLES: tuple[Situation, ...] = (
     Situation.SELF_DRAW,
@@ -99,6 +99,8 @@ def answer_for_text(written: str, rules: RuleSet, base: int, texts: Translator) 
 
 def answer_for(hand: DescribedHand, rules: RuleSet, base: int, texts: Translator) -> Answer:
     """The answer for a complete hand (valued) or a hand one tile short (its waits)."""
+    from rendering import encode_png, render_score_card  # Pillow loads with the first picture
+
     if hand.tile_count == 13:
         return _waits_answer(hand, rules, base, texts)
     result = score(hand, rules)
@@ -127,6 +129,8 @@ def _win_title(hand: DescribedHand, texts: Translator) -> str:
 
 
 def _waits_answer(hand: DescribedHand, rules: RuleSet, base: int, texts: Translator) -> Answer:
+    from rendering import encode_png, render_hand
+
     check_tiles(hand, 13)
     hand = replace(hand, win_tile=None, situations=frozenset())  # one short: nothing has won yet
     counts = counts_of(hand.concealed)

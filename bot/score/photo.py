@@ -33,7 +33,6 @@ from bot.score.texts import error_text, tiles_text
 from bot.services import texts_for
 from bot.table.views import suit_label, tile_label
 from engine.tiles import HandError, MeldKind, Suit, format_hand, make_tile
-from rendering import encode_png, render_hand, render_tiles
 from vision.errors import MAX_BYTES, VisionError
 
 if TYPE_CHECKING:
@@ -180,6 +179,8 @@ def _labels(fixing: Fixing, texts: Translator) -> list[str]:
 
 def _picture(fixing: Fixing) -> bytes:
     """Our drawing of the hand: unsure and chosen tiles highlighted, numbered under each tile."""
+    from rendering import encode_png, render_hand, render_tiles  # Pillow loads with the first picture
+
     marked = {i for i, e in enumerate(fixing.entries) if e.unsure}
     if fixing.selected is not None:
         marked.add(fixing.selected)

@@ -36,9 +36,8 @@ import time
 from collections import OrderedDict, deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from PIL import Image
 from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, InputMediaPhoto, Message
 from telegram.constants import ParseMode
 from telegram.error import BadRequest, Forbidden, TelegramError
@@ -49,9 +48,11 @@ from bot.table import callbacks, views
 from bot.table.runner import TableRunner, settlement_key
 from engine.events import Event, EventType
 from engine.game import Phase
-from rendering import ResultCard, TableView, encode_photo, render_result_card
-from rendering.screen import render_seat_screen, shared_table
+from rendering.models import ResultCard, TableView
 from storage import Storage
+
+if TYPE_CHECKING:
+    from PIL import Image
 
 log = logging.getLogger(__name__)
 
@@ -282,6 +283,8 @@ class TelegramPresenter:
     async def _group_png(self, show: TableShow, view: TableView) -> bytes:
         """The table picture of ``view``, drawn once per state."""
         if show.group_picture is None or show.group_picture[0] != view:
+            from rendering.screen import shared_table  # the drawing code loads with the first picture
+
             show.group_picture = (view, await _photo(shared_table, view))
         return show.group_picture[1]
 
@@ -350,6 +353,8 @@ class TelegramPresenter:
 
     async def _send_card(self, runner: TableRunner, card: ResultCard) -> None:
         async with self._turn(runner.chat_id):
+            from rendering import render_result_card
+
             await self._send_group_photo(runner, await _photo(render_result_card, card), card.caption or None)
 
     async def _finish(self, runner: TableRunner, final: ResultCard) -> None:
@@ -368,6 +373,8 @@ class TelegramPresenter:
                                  callback_data=callbacks.after_hand_data(runner.table_id, runner.hand.id, "end")),
         ]])
         async with self._turn(runner.chat_id):
+            from rendering import render_result_card
+
             image = await _photo(render_result_card, final)
             caption = final.caption or views.end_line(runner.game.end, texts)
             posted = await self._send_group_photo(runner, image, caption, markup)
@@ -531,6 +538,8 @@ class TelegramPresenter:
                 if not is_not_modified(error):
                     raise
             return
+        from rendering.screen import render_seat_screen
+
         image = await _photo(render_seat_screen, *inputs)
         if seat_show.message_id is not None:
             try:
@@ -719,5 +728,8 @@ class UploadCache:
 
 
 async def _photo(render: Callable[..., Image.Image], *args: Any) -> bytes:
-    """Render and encode (``encode_photo``: JPEG, as Telegram keeps photos) off the event loop."""
+    """Render and encode (``encode_photo``: JPEG, as Telegram keeps photos) off the event loop.
+    Pillow and the drawing code are imported with the first picture, not before the bot polls."""
+    from rendering import encode_photo
+
     return await asyncio.to_thread(lambda: encode_photo(render(*args)))

@@ -25,14 +25,11 @@ from telegram.ext import CallbackQueryHandler
 
 from bot.feature import AnyApplication, Context, Feature
 from bot.i18n import Translator, translator
-from bot.review_text import moment_picture, moment_text, nothing_to_add
 from bot.services import services, user_language
 from bot.table.feature import TABLES_KEY
 from bot.table.runner import TableRunner
 from engine.events import Event
-from engine.review import review_hand
 from engine.rules import RuleSet
-from rendering import encode_png
 from storage import NotFound, Storage
 from storage.models import Hand, HandStatus
 
@@ -150,6 +147,11 @@ async def _seat_of(storage: Storage, hand: Hand, user_id: int) -> int | None:
 
 
 async def _send_review(bot: Any, storage: Storage, hand: Hand, seat: int, user_id: int, tr: Translator) -> None:
+    # The review's search and pictures load with the first review, not before the bot polls.
+    from bot.review_text import moment_picture, moment_text, nothing_to_add
+    from engine.review import review_hand
+    from rendering import encode_png
+
     try:
         actions = [logged.action for logged in await storage.hand_actions(hand.id)]
         rules = RuleSet.from_dict(hand.rules)

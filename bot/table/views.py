@@ -22,7 +22,7 @@ from engine.scoring import Score
 from engine.settlement import Transfer, TransferReason
 from engine.tiles import Suit, Tile, rank_of, suit_of, tile_name
 from rendering import Payment, ResultCard, ScoredHand, ScoreLine, SeatHand, SeatView, TableLabels, TableView
-from rendering.hand import display_order
+from rendering.models import display_order
 
 BUTTONS_PER_ROW = 5
 _REASON_EN = {
