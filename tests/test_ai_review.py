@@ -73,13 +73,13 @@ def test_review_command_prints_the_moment_and_refuses_bad_logs(tmp_path: Path, c
     log = tmp_path / "hand.json"
     log.write_text(json.dumps({"rules": "classic", "seed": 0, "dealer": 0, "wall": wall,
                                "actions": [a.to_dict() for a in game.actions]}))
-    assert xuezhan(["review", str(log), "--seat", "0", "--json", "--samples", "20"]) == 0
+    assert xuezhan(["review", str(log), "--seat", "0", "--json", "--samples", "60"]) == 0
     out = json.loads(capsys.readouterr().out)
     first = out["seats"]["0"][0]
     assert first["chosen"]["tile"] == "2p" and first["suggested"]["tile"] == "9p"
     assert first["suggested_outs"] == {"shanten": 0, "live_outs": 8, "tiles": ["1p", "4p"]}
     pictures = tmp_path / "pictures"
-    args = ["review", str(log), "--seat", "0", "--lang", "en", "--samples", "20", "--pictures", str(pictures)]
+    args = ["review", str(log), "--seat", "0", "--lang", "en", "--samples", "60", "--pictures", str(pictures)]
     assert xuezhan(args) == 0
     text = capsys.readouterr().out
     assert (pictures / "seat0-1.png").stat().st_size > 1000
