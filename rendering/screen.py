@@ -11,17 +11,19 @@ cutting rows out of it, cost more CPU than drawing it (a quarter to two fifths o
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from functools import lru_cache
 
 from PIL import Image
 
-from engine.tiles import Meld, Suit, Tile
+from engine.tiles import NUM_KINDS, Meld, Suit, Tile
 from rendering import theme
-from rendering.hand import render_hand
+from rendering.hand import OWN_TILE_SHARE, render_hand
 from rendering.limits import MAX_SIDE, shrink_to_limit
 from rendering.models import TableView
-from rendering.table import GROUP, WIDTH, Layout, dm_layout, render_table
+from rendering.table import DM_LAYOUTS, GROUP, WIDTH, Layout, dm_layout, render_table
+from rendering.tiles import TileStyle, render_tile
 
 
 @lru_cache(maxsize=16)  # ~2-3 MB a picture: enough for the states being shown right now
@@ -50,6 +52,23 @@ def render_seat_screen(
     img.paste(top, (0, 0))
     img.paste(bottom, (0, top.height))
     return shrink_to_limit(img)  # only a hand taller than any layout leaves room for
+
+
+def prepare_live_sprites() -> int:
+    """Draw, ahead of need, the tile sprites a live table's pictures use: every tile in every
+    style at the hand's width and at the group's and the private layouts' meld and discard widths.
+
+    A one-off per process (~600 sprites, a few tenths of a second of CPU), meant for a worker
+    thread when the first hand starts, so that players' first pictures are only pastes. Returns
+    how many sprites it asked for."""
+    hand = math.ceil(WIDTH * OWN_TILE_SHARE)
+    table = sorted({w for lay in (GROUP, *DM_LAYOUTS) for w in (lay.meld_tile, lay.discard_tile)}, reverse=True)
+    wanted = [(hand, style) for style in TileStyle] + [(w, s) for w in table for s in (TileStyle.NORMAL,
+                                                                                      TileStyle.HIGHLIGHT)]
+    for width, style in wanted:
+        for tile in (None, *range(NUM_KINDS)):
+            render_tile(tile, width, style)
+    return len(wanted) * (NUM_KINDS + 1)
 
 
 @lru_cache(maxsize=64)  # the same hand is shown again while the others move (claims, catch-ups)
