@@ -413,8 +413,8 @@ LEVELS = {"easy": "easy", "normal": "ai-v1", "hard": "hard"}
 
 def make_player(name: str, rules: RuleSet | None = None, seed: int = 0) -> Player:
     """A player by name (see ``PLAYERS``; ``ai`` and ``ai-v1`` are the same frozen normal player;
-    ``hard-60`` is the hard player held to 60 search rounds instead of its time budget, so its
-    strength can be measured on a loaded machine); an unknown name is a ValueError."""
+    ``hard-N``, e.g. ``hard-60``, is the hard player held to N search rounds instead of its time
+    budget, so its strength can be measured on a loaded machine); an unknown name is a ValueError."""
     if name == "random":
         return RandomPlayer(seed)
     if name == "greedy":
@@ -425,12 +425,13 @@ def make_player(name: str, rules: RuleSet | None = None, seed: int = 0) -> Playe
         from engine.ai_easy import EasyPlayer  # imported here: it builds on this module
 
         return EasyPlayer(rules, seed)
-    if name in ("hard", "hard-60"):
+    rounds = name.removeprefix("hard-") if name.startswith("hard-") else ""
+    if name == "hard" or (rounds.isdigit() and 0 < int(rounds) <= 10_000):
         from engine.ai_search import SearchPlayer
 
-        if name == "hard-60":  # 60 rounds whatever the clock: the strength a quiet core reaches
-            return SearchPlayer(rules, seed=seed, budget=None, samples=60)
-        return SearchPlayer(rules, seed=seed)
+        if name == "hard":
+            return SearchPlayer(rules, seed=seed)
+        return SearchPlayer(rules, seed=seed, budget=None, samples=int(rounds))  # whatever the clock
     raise ValueError(f"unknown player {name!r}; choose one of {', '.join(PLAYERS)}")
 
 
