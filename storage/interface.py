@@ -278,6 +278,11 @@ class Storage(Protocol):
         """Hold a chat's lobby against other processes' changes for the block (free with one process)."""
         ...
 
+    async def join_workers(self) -> int:
+        """Mark this process as a live worker while it runs; how many other workers are live (0 with
+        one process)."""
+        ...
+
     async def set_timers(self, changes: Mapping[str, tuple[float, JSON] | None], *,
                          keep_existing: bool = False) -> None:
         """Set timers by key (due in ``seconds``, with ``data``) or cancel them (``None``), in one unit;

@@ -12,11 +12,17 @@ lock and unlock, until the other process let go. Contention is rare (two presses
 arriving at two workers in the same instant), and the wait is a few milliseconds.
 
 A worker killed while holding a lock loses its connection, and PostgreSQL drops the lock with it.
+
+The same connection says that this process is a live worker: it holds a lock of its own for as long
+as it runs (``join_workers``, taken again whenever the connection is new), so a worker that starts
+can count the others in ``pg_locks``. Alive is exactly "its connection holds the lock": a killed
+worker's goes with its connection, as its table locks do.
 """
 
 from __future__ import annotations
 
 import asyncio
+import secrets
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -31,10 +37,18 @@ Key = tuple[int, int]  # (what is locked, which one)
 # key only wait for each other).
 TABLE_LOCK_CLASS = 0x585A
 CHAT_LOCK_CLASS = 0x585B
+WORKER_LOCK_CLASS = 0x585C  # one per live worker process, held for its life (a random object id)
 FIRST_WAIT_SECONDS = 0.002
 MAX_WAIT_SECONDS = 0.05
 TRY_LOCK = "SELECT pg_try_advisory_lock($1, $2)"
 UNLOCK = "SELECT pg_advisory_unlock($1, $2)"
+# Live workers of this database other than the asking session (advisory keys of two ints are
+# (classid, objid) with objsubid 2 in pg_locks).
+OTHER_WORKERS = """
+    SELECT count(DISTINCT objid) FROM pg_locks
+    WHERE locktype = 'advisory' AND classid = $1 AND objsubid = 2 AND granted AND pid <> pg_backend_pid()
+      AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+"""
 
 
 class AdvisoryLocks:
@@ -45,6 +59,7 @@ class AdvisoryLocks:
         # Advisory locks are re-entrant within a session: tasks of this process queue here first.
         self._local: dict[Key, tuple[asyncio.Lock, int]] = {}  # key -> (lock, tasks using it)
         self._background: set[asyncio.Future[Any]] = set()
+        self._worker: Key | None = None  # this process's presence as a worker, once it joined
 
     async def _call(self, sql: str, *args: Any) -> Any:
         """One statement on the lock connection, run to its end even if the caller is cancelled
@@ -53,13 +68,16 @@ class AdvisoryLocks:
 
     async def _statement(self, sql: str, *args: Any) -> Any:
         async with self._io:
-            if self._conn is None or self._conn.is_closed():
-                self._conn = await self._connect()
             try:
+                if self._conn is None or self._conn.is_closed():
+                    self._conn = await self._connect()
+                    if self._worker is not None:  # a new session: say again that this worker lives
+                        await self._conn.fetchval(TRY_LOCK, *self._worker)
                 return await self._conn.fetchval(sql, *args)
             except (asyncpg.PostgresError, asyncpg.InterfaceError, asyncpg.InternalClientError, OSError) as error:
-                self._conn.terminate()
-                self._conn = None
+                if self._conn is not None:
+                    self._conn.terminate()
+                    self._conn = None
                 raise StorageError(f"the table lock is out of reach: {error}") from error
 
     async def acquire(self, key: Key) -> None:
@@ -114,6 +132,14 @@ class AdvisoryLocks:
         finally:
             self._local[key][0].release()
             self._forget(key)
+
+    async def join_workers(self) -> int:
+        """Mark this process as a live worker for as long as it runs; the number of other live
+        workers on the database (their connections hold their marks)."""
+        if self._worker is None:
+            self._worker = (WORKER_LOCK_CLASS, _object(secrets.randbits(32)))
+            await self._call(TRY_LOCK, *self._worker)
+        return int(await self._call(OTHER_WORKERS, WORKER_LOCK_CLASS))
 
     async def close(self) -> None:
         async with self._io:

@@ -182,6 +182,10 @@ class PostgresStorage(ChatsAndPlayers, TablesAndHands, Scorekeeping, LedgerQueri
         async with self._advisory((CHAT_LOCK_CLASS, chat_id)):
             yield
 
+    async def join_workers(self) -> int:
+        """Mark this process as a live worker while it runs; how many others are (storage/pg_locks.py)."""
+        return await self.locks.join_workers()
+
     @asynccontextmanager
     async def _advisory(self, key: tuple[int, int]) -> AsyncIterator[None]:
         await self.locks.acquire(key)

@@ -44,6 +44,10 @@ class WorkersCoordination(SqliteBase):
         lock per chat does it)."""
         yield
 
+    async def join_workers(self) -> int:
+        """Mark this process as a live worker; the number of others: none, with one process."""
+        return 0
+
     async def set_timers(self, changes: Mapping[str, TimerChange], *, keep_existing: bool = False) -> None:
         """Set (due ``seconds`` from now, with ``data``) or cancel (``None``) timers by key, in one
         unit. Setting a key again replaces its due time and data and drops any claim on it, unless

@@ -202,3 +202,29 @@ async def test_a_dead_workers_table_lock_is_released_with_its_connection(workers
     dead.locks._conn.terminate()  # what kill -9 does to its connection
     await asyncio.wait_for(waiting, 5)
     await alive.locks.release((TABLE_LOCK_CLASS, 5))
+
+
+async def test_workers_count_the_live_others_and_a_dead_one_stops_counting(workers):
+    first, second, third = workers
+    assert await first.join_workers() == 0  # the first to start: nobody serves the tables yet
+    assert await second.join_workers() == 1
+    assert await third.join_workers() == 2
+    first.locks._conn.terminate()  # what kill -9 does to its connection
+    await asyncio.sleep(0.1)
+    assert await third.join_workers() == 1
+    # A live worker whose connection was dropped (the server restarted) says again that it lives
+    # with its connection's next statement (its next table lock), and the dead one counts again
+    # once its process asks again (a new connection: here the same process, so the same mark).
+    second.locks._conn.terminate()
+    async with second.table_lock(7):
+        assert await third.join_workers() == 1
+    assert await first.join_workers() == 2
+    assert await third.join_workers() == 2
+
+
+async def test_one_process_is_alone(tmp_path):
+    store = await open_storage(tmp_path / "alone.db")
+    try:
+        assert await store.join_workers() == 0
+    finally:
+        await store.close()

@@ -37,7 +37,7 @@ from engine.ai import Player, player_for_level
 from engine.events import Event
 from engine.game import Game, Phase
 from engine.rules import RuleSet
-from storage import HandClosed, InvalidWrite, NotFound, SequenceConflict, Storage
+from storage import HandClosed, InvalidWrite, NotFound, SequenceConflict, Storage, StorageError
 from storage.models import JSON, Hand, HandStatus
 
 log = logging.getLogger(__name__)
@@ -45,6 +45,7 @@ log = logging.getLogger(__name__)
 WAKE_AFTER_SECONDS = 10.0  # beyond the longest decision: a table this quiet lost its worker
 RETRY_FIRST_SECONDS = 0.2
 RETRY_MAX_SECONDS = 5.0
+STEP_RETRY_SECONDS = 30.0  # several workers: how long a step waits for the table's lock and log to come back
 SLOW_STORAGE_NOTICE_SECONDS = 10.0
 # A hand's snapshot is saved every this many logged actions (and at shut-down), so a restart after
 # a crash applies at most this many actions to it instead of replaying the whole log.
@@ -69,6 +70,11 @@ def parse_timer(key: str) -> tuple[str, int, int | None] | None:
     if kind == "xz-wake" and len(parts) == 1:
         return "wake", int(parts[0]), None
     return None
+
+
+def wake_key(table_id: int) -> str:
+    """The timer key of a table's watch (several workers; see ``TableRunner._arm_wake``)."""
+    return f"xz-wake:{table_id}"
 
 
 def settlement_key(hand_id: int) -> str:
@@ -441,7 +447,7 @@ class TableRunner:
         """Several workers: push back the table's watch after a step (cancel it once the hand is over)."""
         if not self.shared:
             return
-        name = f"xz-wake:{self.table_id}"
+        name = wake_key(self.table_id)
         if self.game.over:
             self.scheduler.cancel(name)
             return
@@ -458,12 +464,34 @@ class TableRunner:
             if not self.shared:
                 yield
                 return
-            async with self.storage.table_lock(self.table_id):
-                await self._catch_up()
+            async with contextlib.AsyncExitStack() as held:
+                await self._begin_step(held)
                 try:
                     yield
                 finally:
                     await self._save_step()
+
+    async def _begin_step(self, held: contextlib.AsyncExitStack) -> None:
+        """Take the table's lock into ``held`` and catch up, trying again with backoff (for up to
+        STEP_RETRY_SECONDS) while the database is away: nothing of the step has happened yet, and a
+        press already answered must not be dropped because PostgreSQL was restarting."""
+        delay, started = RETRY_FIRST_SECONDS, time.monotonic()
+        while True:
+            attempt = contextlib.AsyncExitStack()
+            try:
+                await attempt.enter_async_context(self.storage.table_lock(self.table_id))
+                await self._catch_up()
+            except StorageError as error:
+                await attempt.aclose()
+                if isinstance(error, REFUSALS) or self.closed or time.monotonic() - started >= STEP_RETRY_SECONDS:
+                    raise
+                log.warning("table %s: a step waits for the database (%s); retrying in %.1f s",
+                            self.table_id, error, delay)
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, RETRY_MAX_SECONDS)
+                continue
+            held.push_async_exit(attempt)
+            return
 
     async def _catch_up(self) -> None:
         """Apply what other workers logged since this copy's last step, and take their seat states."""

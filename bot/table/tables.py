@@ -29,6 +29,7 @@ from bot.table.runner import (
     TableRunner,
     parse_timer,
     settlement_key,
+    wake_key,
 )
 from bot.table.snapshots import restore_game, snapshot_of
 from engine.actions import Action, GameError
@@ -161,11 +162,22 @@ class Tables:
     async def resume_all(self) -> None:
         """After a restart: every playing hand continues where its log ends (from its snapshot
         where that agrees with the log), or is voided. With several workers starting together,
-        each hand is resumed once, by the worker that claims its resume timer."""
+        each hand is resumed once, by the worker that claims its resume timer.
+
+        A worker that starts while others run (one worker restarted, or one more added) resumes
+        nothing: the others serve the tables, and a hand whose worker stopped is taken up quietly
+        by its watch (``close`` makes it due at once; after a kill it comes due by itself), so the
+        groups are not told "the bot is back" when the bot never left."""
         if self.shared:
+            if await self.storage.join_workers():
+                return
             hands = await self.storage.unfinished_hands()
-            await self.storage.set_timers({f"{RESUME_TIMER}{u.table.id}": (0, {"hand": u.hand.id}) for u in hands},
-                                          keep_existing=True)
+            timers: dict[str, tuple[float, Any] | None] = {
+                f"{RESUME_TIMER}{u.table.id}": (0, {"hand": u.hand.id}) for u in hands}
+            # The resume shows the hand again and arms its watch: a watch left from before would
+            # take the hand up without showing it.
+            timers.update({wake_key(u.table.id): None for u in hands})
+            await self.storage.set_timers(timers, keep_existing=True)
             return  # owed cards: retry_owed, under each chat's lock
         snapshots = await self.storage.hand_snapshots()
         for unfinished in await self.storage.unfinished_hands():
@@ -448,10 +460,24 @@ class Tables:
             with contextlib.suppress(TelegramError):
                 await bot.edit_message_caption(table.chat_id, table.message_id, caption=caption, reply_markup=None)
 
+    async def _hand_over_on_stop(self) -> None:
+        """Several workers: the watches of the hands this worker was playing come due at once, so
+        another worker takes them up now (a computer player's turn would otherwise wait for the
+        watch). Best effort: without it the watches still come due by themselves."""
+        playing = [t for t, runner in self.runners.items() if not runner.game.over and not runner.closed]
+        if not playing:
+            return
+        try:
+            await self.storage.set_timers({wake_key(table_id): (0, {}) for table_id in playing})
+        except Exception as error:
+            log.warning("could not hand %d tables over to the other workers: %s", len(playing), error)
+
     async def close(self) -> None:
         close_timers = getattr(self.scheduler, "close", None)
         if close_timers is not None:
-            await close_timers()
+            await close_timers()  # first: this worker claims nothing more, the watches below included
+        if self.shared:
+            await self._hand_over_on_stop()
         for task in self._closing.values():
             task.cancel()
         for runner in list(self.runners.values()):

@@ -42,6 +42,7 @@ from storage import Hand, PlayerKind, SeatTransfer, Storage, open_storage
 
 TABLES = 3
 SETTLED = re.compile(r"^Hand \d+ settled")
+TABLE_PICTURE = re.compile(r"^Hand \d+ · ")
 KILL_AFTER_ACTIONS = 30  # logged in the hands still in play, before the kill
 
 
@@ -120,6 +121,11 @@ async def listening(port: int, process: asyncio.subprocess.Process, log: Path, t
     raise AssertionError(f"worker on port {port} never listened:\n{log.read_text()[-3000:]}")
 
 
+def table_pictures(telegram: FakeTelegram, group: FakeChat) -> list[int]:
+    """The group's live table messages ("Hand n · Wall w" pictures; not win or settlement cards)."""
+    return [m.message_id for m in telegram.bot_messages(group) if TABLE_PICTURE.match(m.caption or "")]
+
+
 def settlement_cards(telegram: FakeTelegram, group: FakeChat) -> list[ChatMessage]:
     """The group's settlement cards ("Hand n settled"), whether or not their buttons were pressed."""
     return [m for m in telegram.bot_messages(group) if SETTLED.match(m.caption or "")]
@@ -147,6 +153,7 @@ class Workers:
     processes: list[asyncio.subprocess.Process]
     logs: list[Path]
     store: Storage  # the test's own view of the database
+    db: str
 
     def log_tail(self, worker: int) -> str:
         return self.logs[worker].read_text()[-4000:]
@@ -165,7 +172,7 @@ async def two_workers(telegram: FakeTelegram, postgres_server, tmp_path: Path) -
         for port, process, log in zip(ports, processes, logs, strict=True):
             await listening(port, process, log)
         await telegram.wait_for(lambda: telegram.webhook_url == splitter.url, what="the webhook set")
-        yield Workers(splitter, processes, logs, store)
+        yield Workers(splitter, processes, logs, store, db)
     finally:
         for process in processes:
             with contextlib.suppress(ProcessLookupError):
@@ -333,3 +340,41 @@ async def test_a_settlement_card_its_worker_never_posted_is_posted_once_by_the_o
     finally:
         await factory.close()
         await postgres_server.drop_database(db)
+
+
+async def test_a_worker_restarted_while_the_other_serves_announces_nothing_and_the_hand_goes_on(
+    telegram: FakeTelegram, two_workers: Workers, tmp_path: Path
+) -> None:
+    """A rolling restart: one worker stops (SIGTERM) mid-hand and starts again while the other
+    serves. The bot never left the group, so no "The bot is back" and no second table picture: the
+    hand goes on where it was, taken up by whichever worker gets its next step."""
+    store = two_workers.store
+    (group,), (person,) = await open_tables(telegram, 1)
+    player = HumanPlayer(telegram, person)
+    until = time.monotonic() + 180
+
+    async def logged() -> int:
+        return sum(len(u.actions) for u in await store.unfinished_hands())
+
+    while await logged() < 8:
+        assert time.monotonic() < until, "the hand never got going"
+        if not await player.act():
+            await asyncio.sleep(0.1)
+    pictures = table_pictures(telegram, group)
+    restarted, port = two_workers.processes[0], two_workers.splitter.ports[0]
+    restarted.send_signal(signal.SIGTERM)
+    assert await asyncio.wait_for(restarted.wait(), 60) == 0
+    log = tmp_path / "worker0-again.log"
+    two_workers.processes[0] = await start_worker(telegram, two_workers.db, two_workers.splitter.url, port, log)
+    two_workers.logs[0] = log
+    await listening(port, two_workers.processes[0], log)
+    await play(telegram, group, player, until)
+
+    texts = [m.shown_text for m in telegram.bot_messages(group)]
+    assert not any("The bot is back" in text for text in texts), texts
+    assert len(settlement_cards(telegram, group)) == 1, f"the hand never finished: {two_workers.log_tail(1)}"
+    assert table_pictures(telegram, group) == pictures  # the same table message, edited: none posted again
+    (table,) = await store.open_tables(group.id)
+    (hand,) = await store.table_hands(table.id)
+    await books_match_the_log(store, hand)
+    assert await store.verify() == []
