@@ -62,9 +62,6 @@ MIN_EDGE = 0.05
 # Below this many rounds the spread itself is unknown (one round has none), so a machine too slow
 # to play them keeps ai-v1's discard: weaker, never worse than the normal level by chance.
 MIN_ROUNDS = 8
-# In a rollout a hand with at most this many tiles outside one suit (and every meld in it) keeps
-# drawn tiles of that suit and throws the others when that costs no speed: a flush is worth ×4.
-FLUSH_OFF_SUIT = 0
 # Danger is in multiplier units; this turns it into chips like the rollout values.
 CHIPS_PER_DANGER = 1.8
 
@@ -191,28 +188,6 @@ def _best_throw(c: list[int], keys: list[int], k: int, now: int) -> Tile | None:
     return None if best is None else best[1]
 
 
-def _toward_flush(c: list[int], keys: list[int], k: int, now: int, melds: Sequence[Meld], drawn: Tile) -> Tile:
-    """A draw that does not bring the hand closer: with a flush in reach (every meld and all but
-    ``FLUSH_OFF_SUIT`` tiles in one suit) keep a drawn tile of that suit and throw the off-suit tile
-    whose loss costs least, when that leaves the hand no slower; else throw the drawn tile."""
-    suit = drawn // 9
-    if any(m.tile // 9 != suit for m in melds):
-        return drawn
-    off = [u for u in range(27) if c[u] and u // 9 != suit]
-    if not off or sum(c[u] for u in off) > FLUSH_OFF_SUIT:
-        return drawn
-    best = None
-    for u in off:
-        keys[u // 9] -= KEY_STEP[u]
-        s = shanten_keys(keys[0], keys[1], keys[2], k)
-        keys[u // 9] += KEY_STEP[u]
-        if s <= now:
-            loss = _shape_loss(c, u)
-            if best is None or loss < best[0]:
-                best = (loss, u)
-    return drawn if best is None else best[1]
-
-
 Waits = tuple[dict[Tile, float], dict[Tile, float]]
 
 
@@ -297,8 +272,6 @@ def rollout(
                 if best is not None:
                     throw = best
                     now -= 1
-            elif FLUSH_OFF_SUIT:
-                throw = _toward_flush(c, keys, k, now, melds, t)
             keys[throw // 9] -= KEY_STEP[throw]
             c[throw] -= 1
             if now == 0:
