@@ -2,25 +2,28 @@
 
 ``ai-v1`` (``engine.ai.AIPlayer``) values each discard with a one-step model: shanten, the live
 outs of the next step, and fixed guesses for the steps after. The hard player keeps every other
-decision of ``ai-v1`` (swap, void, claims, kongs, wins, void tiles first, folding late) and
-re-judges the discard among ``ai-v1``'s best few candidates by **determinized rollouts**:
+decision of ``ai-v1`` (swap, void, claims, kongs, wins, void tiles first, folding late: a fork
+audit of ai-v1's own games found those right on average, see docs/ai.md) and re-judges the
+discard among ``ai-v1``'s best few candidates by **determinized rollouts**:
 
-1. Deal the hidden tiles. Everything this seat cannot see (``SeatView.unseen``) is shuffled and
-   dealt to the other seats still in (as many as they hold) and the wall. A seat that has been
-   throwing other suits after its void suit holds no void tile any more, so it is dealt none:
-   the sample agrees with what the seat saw. Only the ``SeatView`` is read, never the game.
+1. Deal the hidden tiles (``HiddenDealer``). Everything this seat cannot see
+   (``SeatView.unseen``) is shuffled and dealt to the other seats still in and the wall; a seat
+   that has been throwing other suits after its void suit is dealt no void tile, and the three
+   tiles this seat passed stay with the seat they went to. Only the ``SeatView`` is read.
 2. Play each candidate's hand forward against the same sampled wall (common random numbers, so
    candidates differ by their choice and not by luck): draw this seat's tiles, throw a drawn tile
-   that does not help, and when one does, throw the tile whose loss costs the least shape.
-3. Score a win at draw ``j`` by its self-drawn payment (roots, flush, all pungs, seven pairs, the
-   cap, 加底), discounted per draw for the chance the hand ends or an opponent's win costs us
-   first; a hand not ready when the wall runs out pays a 查叫 penalty. The candidate's value is
-   the mean over samples, minus ``ai-v1``'s danger estimate for throwing that tile.
+   that does not help, and when one does, throw the tile whose loss costs the least shape; pung a
+   thrown tile that brings the hand closer; once ready, win on own draws and others' throws.
+3. Score a win by its payment in chips (roots, flush, all pungs, seven pairs, the cap, 加底;
+   self-drawn from every seat still in, off a discard from the thrower), discounted per draw for
+   the chance the hand ends or an opponent's win costs us first; a hand not ready when the wall
+   runs out pays a 查叫 penalty. The candidate's value is the mean over samples, minus
+   ``ai-v1``'s danger estimate for throwing that tile.
 
-The search is anytime: it plays one sample for every candidate per round until the time budget
-runs out, and answers ``ai-v1``'s choice if not even one round fits, so a slow machine plays
-weaker, never later. With ``samples`` set instead of a budget the player is deterministic
-(tests and the review use that).
+The search is anytime: it plays one sample for every candidate per round until the thinking
+thread's CPU budget or the wall-clock limit runs out, and answers ``ai-v1``'s choice if too few
+rounds fit, so a slow machine plays weaker, never later. With ``samples`` set instead of a budget
+the player is deterministic (tests and the review use that).
 """
 
 from __future__ import annotations
