@@ -10,6 +10,7 @@ Tests build the same Application with ``api_url`` pointing at the fake Bot API s
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib
 import logging
 from collections.abc import Iterable, Sequence
@@ -31,7 +32,7 @@ from bot.i18n import DEFAULT_LANGUAGE, LANGUAGES, N_, translator
 from bot.services import HTTP_POOL_SIZE, HTTP_POOL_TIMEOUT, SERVICES_KEY, Services, services, texts_for
 from bot.settings import Settings
 from bot.shared_limits import rate_limiter_for
-from storage import open_storage
+from storage import StorageError, open_storage
 
 log = logging.getLogger(__name__)
 
@@ -166,5 +167,14 @@ async def _unclaimed_press(update: Update, context: Context) -> None:
 
 
 async def _log_error(update: object, context: Context) -> None:
-    """Log what a handler raised; the Application keeps serving other updates."""
+    """Log what a handler raised; the Application keeps serving other updates. A press whose
+    handler failed because the database was away (PostgreSQL restarting) is told to try again:
+    unanswered, its spinner just stops and the press looks taken."""
     log.error("error while handling %r", update, exc_info=context.error)
+    if isinstance(context.error, StorageError) and isinstance(update, Update) and update.callback_query:
+        try:
+            texts = await texts_for(update, context)
+        except StorageError:
+            texts = translator(DEFAULT_LANGUAGE)
+        with contextlib.suppress(TelegramError):  # already answered before the failure: nothing to add
+            await update.callback_query.answer(texts.t("Something went wrong; please try again."))

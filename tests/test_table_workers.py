@@ -33,6 +33,7 @@ class Watcher:
 
     def __init__(self) -> None:
         self.changes = 0
+        self.prompts: list[int] = []  # seats whose buttons were shown again without a move
 
     async def hand_started(self, runner: TableRunner, resumed: bool) -> None:
         return None
@@ -41,7 +42,7 @@ class Watcher:
         self.changes += 1
 
     async def prompt(self, runner: TableRunner, seat: int) -> None:
-        return None
+        self.prompts.append(seat)
 
     async def seat_controlled(self, runner: TableRunner, seat: int, reason: str) -> None:
         return None
@@ -129,3 +130,20 @@ async def test_timers_and_seat_states_are_the_tables_not_a_workers(two_workers):
     assert len(await first.storage.hand_actions(first.hand.id)) >= 2
     with pytest.raises(Refusal):  # the person's late press on the first worker is stale now
         await first.press(USERS[seat], first.state[seat].prompt_seq or 0, "x")
+
+
+async def test_prompts_a_worker_could_not_save_are_opened_and_shown_by_the_next(two_workers):
+    """The worker that logged a move lost the database before saving the prompts that move opened
+    (the seat states still describe the move before). The next worker to catch up opens those
+    prompts again and shows them: its saving them makes the first worker's DM updates stand down."""
+    first, second = two_workers
+    before = first._states()  # the seat states as saved before the move
+    await first.press(*next_press(first))
+    if first._driver is not None:
+        await first._driver  # its computer players' turn (none): a step of its own that catches up
+    await first.storage.save_seat_states(first.hand.id, before)  # as if the save after the move was lost
+    with pytest.raises(Refusal):  # any step catches up first: here an out-of-date press
+        await second.press(USERS[0], -1, "d0")
+    seat = next(s for s in range(4) if second.state[s].prompt_seq is not None)
+    assert second.state[seat].prompt_seq == first.logged  # the decision the move opened
+    assert seat in second.presenter.prompts

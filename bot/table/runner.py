@@ -506,9 +506,9 @@ class TableRunner:
             self.game = await self._replay_from_log()
         if progress.hand.status is not HandStatus.PLAYING and not self.game.over:
             self.closed = True  # voided elsewhere (/cancel on another worker)
-        moved = bool(progress.actions)
+        moved, reopened = bool(progress.actions), False
         if progress.version != self._states_version and progress.seat_states is not None:
-            self._load_states(progress.seat_states)
+            reopened = not self._load_states(progress.seat_states)
             self._states_version = progress.version
             moved = True
         if moved:
@@ -518,6 +518,14 @@ class TableRunner:
             caught_up = getattr(self.presenter, "caught_up", None)
             if caught_up is not None:
                 await caught_up(self)
+        if reopened:
+            # The worker that logged the latest action could not save its prompts (the database
+            # went away between the two, or the worker died): they open again here, and this
+            # worker's saving them makes that worker's pending DM updates stand down (``behind``),
+            # so this one shows them, or a person might never see their decision.
+            for seat in range(SEATS):
+                if self.human(seat) and self.state[seat].prompt_seq is not None and not self.state[seat].auto:
+                    await self.presenter.prompt(self, seat)
 
     async def behind(self) -> bool:
         """Several workers: whether another worker moved the table on since this copy's last step
@@ -536,10 +544,10 @@ class TableRunner:
             for s in self.state
         ]}
 
-    def _load_states(self, saved: JSON) -> None:
+    def _load_states(self, saved: JSON) -> bool:
         """Take the seat states another worker saved. Its open prompts hold only if they were saved
         after the latest logged action (a worker that died between the two saved older ones): the
-        others open again (``_refresh_decisions``), with new deadlines."""
+        others open again (``_refresh_decisions``), with new deadlines. False when they were older."""
         pending = set(self.game.pending_seats()) if not self.game.over else set()
         current = saved["logged"] == self.logged
         for seat, (state, kept) in enumerate(zip(self.state, saved["seats"], strict=True)):
@@ -548,6 +556,7 @@ class TableRunner:
             state.prompt_seq = kept["prompt"] if seat in pending and current else None
             state.legal = tuple(self.game.legal_actions(seat)) if state.prompt_seq is not None else ()
         self._saved_states = self._states()
+        return bool(current)
 
     async def _save_step(self) -> None:
         """After a step: the seat states (if they changed) and the timers it set, for other workers.
