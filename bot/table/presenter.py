@@ -179,9 +179,13 @@ class TelegramPresenter:
             self._want_seat(runner, seat, picture=opened or runner.game.over, text=acted)
 
     async def prompt(self, runner: TableRunner, seat: int) -> None:
-        """The seat's buttons changed without a move (a swap pick, "I'm back")."""
+        """The seat's buttons changed without a move (a swap pick, "I'm back"). A pick shows the
+        person is at the screen: the decision's ping, if not sent yet, waits its grace again."""
         if runner.table_id in self._shows and seat in self._shows[runner.table_id].seats:
             opened = self._note_decision(runner, seat)
+            seat_show = self._shows[runner.table_id].seats[seat]
+            if not opened and seat_show.decision is not None and seat_show.ping_for != seat_show.decision:
+                self._arm_pings(runner, seat, seat_show)
             self._want_seat(runner, seat, picture=opened, text=True)
 
     async def seat_controlled(self, runner: TableRunner, seat: int, reason: str) -> None:
@@ -457,11 +461,19 @@ class TelegramPresenter:
         if open_now is None:
             return False
         seat_show.opened = time.monotonic()
+        self._arm_pings(runner, seat, seat_show)
+        return True
+
+    def _arm_pings(self, runner: TableRunner, seat: int, seat_show: SeatShow) -> None:
+        """(Re)start the open decision's ping after its grace from now; the reminder stays
+        ``REMINDER_LEAD`` seconds before the timer runs out."""
+        if seat_show.reminder is not None:
+            seat_show.reminder.cancel()
         seconds = runner.decision_seconds(seat)
         lead = min(REMINDER_LEAD, seconds / 2)
+        until_reminder = seat_show.opened + seconds - lead - time.monotonic()
         seat_show.reminder = asyncio.get_running_loop().create_task(
-            self._remind(runner, seat, open_now, seconds - lead, lead))
-        return True
+            self._remind(runner, seat, seat_show.decision, until_reminder, lead))
 
     def _want_seat(self, runner: TableRunner, seat: int, *, picture: bool, text: bool = False) -> None:
         """Ask the seat's sender for an update: its picture now (``picture``), its caption and
@@ -586,8 +598,8 @@ class TelegramPresenter:
         show = self._shows.get(runner.table_id)
         seat_show = show.seats.get(seat) if show else None
         user_id = runner.seats[seat].user_id
-        if seat_show is None or seat_show.decision != decision or user_id is None:
-            return
+        if seat_show is None or seat_show.decision != decision or seat_show.ping_for == decision or user_id is None:
+            return  # made meanwhile, or already pinged
         texts = self.seat_texts(runner, seat)
         seconds = int(runner.decision_seconds(seat) - (time.monotonic() - seat_show.opened))
         text = views.prompt_line(runner, seat, texts) + "\n" + texts.t("{n} seconds to decide.", n=max(seconds, 1))
@@ -635,6 +647,7 @@ class TelegramPresenter:
         if show is None or seat_show is None or seat_show.decision != decision or user_id is None:
             return
         texts = self.seat_texts(runner, seat)
+        seat_show.ping_for = decision
         await self._replace_ping(user_id, seat_show, texts.t("{n} seconds left.", n=round(left)))
         if seat_show.decision != decision:  # decided meanwhile
             await self._clear_ping(runner, user_id, seat_show)

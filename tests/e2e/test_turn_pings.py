@@ -8,9 +8,11 @@ long, and a person whose time ran out is told what the computer did.
 
 from __future__ import annotations
 
+import asyncio
+
 from fake_telegram import ChatMessage, FakeTelegram, FakeUser
 from harness import BotFactory
-from table_players import HumanPlayer, alone_at_a_table, game_buttons, hand_message
+from table_players import HumanPlayer, alone_at_a_table, choose, game_buttons, hand_message
 
 from bot.table import presenter
 
@@ -71,6 +73,26 @@ async def test_a_person_who_decides_at_once_gets_no_ping(
     assert await HumanPlayer(telegram, alice).act()  # the void, at once; returns once the DM changed
     assert not offered("v")
     assert texts_in(telegram, alice) == []  # no ping, not even one sent and deleted
+
+
+async def test_picks_show_the_person_is_there_so_the_ping_waits(
+    telegram: FakeTelegram, start_bot: BotFactory, monkeypatch
+) -> None:
+    # The swap's three picks, 5 s apart, take longer than the grace (8 s) in all; each pick starts it again.
+    monkeypatch.setattr(presenter, "PING_GRACE", 8.0)
+    await start_bot(**FAST, XUEZHAN_DISCARD_SECONDS="60")
+    alice, _ = await alone_at_a_table(telegram)
+    await telegram.wait_for(lambda: (m := hand_message(telegram, alice)) is not None and game_buttons(m),
+                            timeout=10, what="the swap")
+    message = hand_message(telegram, alice)
+    for i, button in enumerate(choose(game_buttons(message))):
+        if i:
+            await asyncio.sleep(5)
+        await (await alice.press(message, data=button.callback_data)).answer()
+    await telegram.wait_for(lambda: any(code == "sc" for _, code in game_buttons(hand_message(telegram, alice))),
+                            timeout=10, what="the confirm button")
+    assert await HumanPlayer(telegram, alice).act()  # "pass these three"
+    assert texts_in(telegram, alice) == []
 
 
 async def test_a_reminder_once_a_group_mention_and_what_the_computer_did(
