@@ -14,9 +14,9 @@ sent as late and as seldom as the players allow:
   opens for them (with the decision's buttons) and at the end of the hand; their own move changes
   only its caption and buttons at once; the others' moves are shown at most every
   ``dm_interval`` seconds meanwhile (usually the next decision comes first and shows them).
-- **Turn pings.** Edits do not notify, so a decision still open ``PING_GRACE`` seconds after it
-  opened sends a short new message that does (deleted once the decision is made, so the DM stays
-  one screen); someone at the screen who decides at once gets no ping at all. Once,
+- **Turn pings.** Edits do not notify, so a decision still open ``PING_GRACE`` seconds after the
+  DM showed it sends a short new message that does (deleted once the decision is made, so the DM
+  stays one screen); someone at the screen who decides at once gets no ping at all. Once,
   ``REMINDER_LEAD`` seconds before the timer runs out, a reminder replaces it, and the group
   mentions the person. When the timer ran out and the computer played for someone, their DM says
   what it did.
@@ -61,8 +61,8 @@ log = logging.getLogger(__name__)
 GROUP_POSTS_PER_MINUTE = 18
 # The reminder comes this many seconds before a decision's timer runs out (half the time at most).
 REMINDER_LEAD = 10.0
-# A decision pings only if it is still open this long after it opened (at most half the time
-# before the reminder): the person is not looking at the screen, or would have pressed by now.
+# A decision pings only if it is still open this long after the DM showed it (at most half the
+# time before the reminder): the person is not looking at the screen, or would have pressed by now.
 PING_GRACE = 4.0
 
 Languages = Callable[[TableRunner], Awaitable[tuple[str, list[str]]]]
@@ -83,6 +83,7 @@ class SeatShow:
     task: asyncio.Task[None] | None = None
     decision: int | None = None  # the prompt number of the open decision, as last seen
     opened: float = 0.0  # when it opened
+    armed: int | None = None  # the decision whose ping waits its grace (from when its buttons were shown)
     reminder: asyncio.Task[None] | None = None  # the open decision's ping, then its reminder
     ping: int | None = None  # the notifying message of the open decision (or its reminder)
     ping_for: int | None = None
@@ -184,7 +185,8 @@ class TelegramPresenter:
         if runner.table_id in self._shows and seat in self._shows[runner.table_id].seats:
             opened = self._note_decision(runner, seat)
             seat_show = self._shows[runner.table_id].seats[seat]
-            if not opened and seat_show.decision is not None and seat_show.ping_for != seat_show.decision:
+            if (not opened and seat_show.decision is not None and seat_show.armed == seat_show.decision
+                    and seat_show.ping_for != seat_show.decision):
                 self._arm_pings(runner, seat, seat_show)
             self._want_seat(runner, seat, picture=opened, text=True)
 
@@ -260,7 +262,7 @@ class TelegramPresenter:
             seat_show.expiries = runner.state[seat].expiries
             state = runner.state[seat]
             seat_show.decision = None if (state.auto or runner.game.over) else state.prompt_seq
-            seat_show.ping_for = seat_show.decision
+            seat_show.ping_for = seat_show.armed = seat_show.decision
             if seat_show.reminder is not None:
                 seat_show.reminder.cancel()
                 seat_show.reminder = None
@@ -461,8 +463,7 @@ class TelegramPresenter:
         if open_now is None:
             return False
         seat_show.opened = time.monotonic()
-        self._arm_pings(runner, seat, seat_show)
-        return True
+        return True  # its ping is armed once the DM shows its buttons (the seat's loop)
 
     def _arm_pings(self, runner: TableRunner, seat: int, seat_show: SeatShow) -> None:
         """(Re)start the open decision's ping after its grace from now; the reminder stays
@@ -497,6 +498,11 @@ class TelegramPresenter:
                     seat_show.due = math.inf
                 await self._update_seat(runner, seat, seat_show, picture)
                 await self._drop_stale_ping(runner, seat, seat_show)
+                if seat_show.decision is not None and seat_show.armed != seat_show.decision:
+                    # The grace runs from when the person could see the decision, not from when
+                    # it opened: under load the DM may take a while to show it.
+                    seat_show.armed = seat_show.decision
+                    self._arm_pings(runner, seat, seat_show)
                 continue
             if seat_show.due == math.inf:
                 return
