@@ -38,6 +38,7 @@ Key = tuple[int, int]  # (what is locked, which one)
 TABLE_LOCK_CLASS = 0x585A
 CHAT_LOCK_CLASS = 0x585B
 WORKER_LOCK_CLASS = 0x585C  # one per live worker process, held for its life (a random object id)
+JOINING_LOCK_CLASS = 0x585D  # held while a worker counts the others and marks itself: one at a time
 FIRST_WAIT_SECONDS = 0.002
 MAX_WAIT_SECONDS = 0.05
 TRY_LOCK = "SELECT pg_try_advisory_lock($1, $2)"
@@ -136,10 +137,18 @@ class AdvisoryLocks:
     async def join_workers(self) -> int:
         """Mark this process as a live worker for as long as it runs; the number of other live
         workers on the database (their connections hold their marks)."""
-        if self._worker is None:
+        if self._worker is not None:
+            return int(await self._call(OTHER_WORKERS, WORKER_LOCK_CLASS))
+        # One worker joins at a time: two starting together would each count the other, and
+        # neither would take itself for the first.
+        await self.acquire((JOINING_LOCK_CLASS, 0))
+        try:
+            others = int(await self._call(OTHER_WORKERS, WORKER_LOCK_CLASS))
             self._worker = (WORKER_LOCK_CLASS, _object(secrets.randbits(32)))
             await self._call(TRY_LOCK, *self._worker)
-        return int(await self._call(OTHER_WORKERS, WORKER_LOCK_CLASS))
+        finally:
+            await self.release((JOINING_LOCK_CLASS, 0))
+        return others
 
     async def close(self) -> None:
         async with self._io:

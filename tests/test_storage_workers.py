@@ -228,3 +228,8 @@ async def test_one_process_is_alone(tmp_path):
         assert await store.join_workers() == 0
     finally:
         await store.close()
+
+
+async def test_workers_starting_together_join_one_at_a_time(workers):
+    # Each counts the others before marking itself, one at a time: exactly one is the first.
+    assert sorted(await asyncio.gather(*(store.join_workers() for store in workers))) == [0, 1, 2]
