@@ -173,9 +173,10 @@ def _hand_groups(hand: DescribedHand) -> list[list[Slot]]:
 
 
 def _fitting_width(groups: Sequence[Sequence[Slot]], widest: int, room: float) -> int:
+    """The widest tile (two pixels a step: each width is a set of sprites) that fits ``room``."""
     tw = widest
     while tw > MIN_WIDTH and groups_width(groups, tw) > room:
-        tw -= 1
+        tw = max(MIN_WIDTH, tw - 2)
     return tw
 
 

@@ -19,6 +19,7 @@ from PIL import Image
 
 from engine.tiles import NUM_KINDS, Meld, Suit, Tile
 from rendering import theme
+from rendering.cards import HAND_TILE, SEAT_TILE
 from rendering.hand import OWN_TILE_SHARE, render_hand
 from rendering.limits import MAX_SIDE, shrink_to_limit
 from rendering.models import TableView
@@ -56,13 +57,15 @@ def render_seat_screen(
 
 def prepare_live_sprites() -> int:
     """Draw, ahead of need, the tile sprites a live table's pictures use: every tile in every
-    style at the hand's width and at the group's and the private layouts' meld and discard widths.
+    style at the hand's width and at the group's and the private layouts' meld and discard widths,
+    and at a result card's widths when it fits unscaled.
 
-    A one-off per process (~600 sprites, a few tenths of a second of CPU), meant for a worker
+    A one-off per process (~700 sprites, a few tenths of a second of CPU), meant for a worker
     thread when the first hand starts, so that players' first pictures are only pastes. Returns
     how many sprites it asked for."""
     hand = math.ceil(WIDTH * OWN_TILE_SHARE)
-    table = sorted({w for lay in (GROUP, *DM_LAYOUTS) for w in (lay.meld_tile, lay.discard_tile)}, reverse=True)
+    table = sorted({w for lay in (GROUP, *DM_LAYOUTS) for w in (lay.meld_tile, lay.discard_tile)}
+                   | {HAND_TILE, SEAT_TILE}, reverse=True)
     wanted = [(hand, style) for style in TileStyle] + [(w, s) for w in table for s in (TileStyle.NORMAL,
                                                                                       TileStyle.HIGHLIGHT)]
     for width, style in wanted:
