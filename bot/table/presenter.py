@@ -496,12 +496,14 @@ class TelegramPresenter:
                 seat_show.text_now = False
                 if picture:
                     seat_show.due = math.inf
+                shown = seat_show.decision
                 await self._update_seat(runner, seat, seat_show, picture)
                 await self._drop_stale_ping(runner, seat, seat_show)
-                if seat_show.decision is not None and seat_show.armed != seat_show.decision:
+                if shown is not None and seat_show.decision == shown and seat_show.armed != shown:
                     # The grace runs from when the person could see the decision, not from when
-                    # it opened: under load the DM may take a while to show it.
-                    seat_show.armed = seat_show.decision
+                    # it opened: under load the DM may take a while to show it. (One that opened
+                    # during this update is shown, and armed, by the next turn of the loop.)
+                    seat_show.armed = shown
                     self._arm_pings(runner, seat, seat_show)
                 continue
             if seat_show.due == math.inf:
@@ -541,12 +543,28 @@ class TelegramPresenter:
                 inputs, caption, markup = self._seat_wanted(runner, seat)  # the latest, after the wait
                 buttons = markup.to_dict() if markup is not None else None
                 await self._show_seat(runner, seat, seat_show, user_id, inputs, caption, markup, redraw)
+                if await runner.behind():  # another worker moved on while this drew: this may have won
+                    asyncio.get_running_loop().create_task(self._redraw_caught_up(runner, seat))
             seat_show.caption, seat_show.buttons = caption, buttons
         except Forbidden:
             await self.storage.save_user(user_id, started_dm=False)
             asyncio.get_running_loop().create_task(runner.take_over(seat, "blocked"))
         except TelegramError as error:
             log.warning("table %s seat %s: could not update the DM: %s", runner.table_id, seat, error)
+
+    async def _redraw_caught_up(self, runner: TableRunner, seat: int) -> None:
+        """Several workers: this worker's DM edit may have landed after the newer one of a worker
+        that moved the table on while it drew (the check before drawing is not atomic with the
+        edit), leaving the DM older than the table, e.g. two swap picks of three shown and no
+        confirm button. Catch up and draw the DM again; the other worker's copy is never older."""
+        try:
+            await runner.catch_up()
+        except Exception as error:  # the next change draws it anyway
+            log.warning("table %s seat %s: could not catch up to redraw the DM: %s", runner.table_id, seat, error)
+            return
+        show = self._shows.get(runner.table_id)
+        if show is not None and seat in show.seats:
+            self._want_seat(runner, seat, picture=True, text=True)
 
     async def _show_seat(self, runner: TableRunner, seat: int, seat_show: SeatShow, user_id: int,
                          inputs: tuple[Any, ...], caption: str, markup: Markup, redraw: bool) -> None:
