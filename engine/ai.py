@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from engine import ai_eval, analysis
 from engine.actions import Action, ActionType
@@ -29,6 +29,9 @@ from engine.game import Phase, SeatView
 from engine.rules import DirectKongPayment, GameMode, RuleSet, SelfDrawBonus
 from engine.scoring import wait_scores
 from engine.tiles import COPIES, Meld, MeldKind, Tile, counts_of, tiles_of
+
+if TYPE_CHECKING:
+    from engine.ai_search import ThinkingShare
 
 
 class Player(Protocol):
@@ -435,9 +438,17 @@ def make_player(name: str, rules: RuleSet | None = None, seed: int = 0) -> Playe
     raise ValueError(f"unknown player {name!r}; choose one of {', '.join(PLAYERS)}")
 
 
-def player_for_level(level: str, rules: RuleSet | None = None, seed: int = 0) -> Player:
-    """The computer player of a table level (``easy``, ``normal`` or ``hard``)."""
+def player_for_level(
+    level: str, rules: RuleSet | None = None, seed: int = 0, share: ThinkingShare | None = None
+) -> Player:
+    """The computer player of a table level (``easy``, ``normal`` or ``hard``); a hard player's
+    searches draw on ``share`` (``engine.ai_search.ThinkingShare``) when one is given."""
     try:
-        return make_player(LEVELS[level], rules, seed)
+        name = LEVELS[level]
     except KeyError:
         raise ValueError(f"unknown level {level!r}; choose one of {', '.join(LEVELS)}") from None
+    if name == "hard" and share is not None:
+        from engine.ai_search import SearchPlayer
+
+        return SearchPlayer(rules, seed=seed, share=share)
+    return make_player(name, rules, seed)

@@ -29,6 +29,7 @@ the player is deterministic (tests and the review use that).
 from __future__ import annotations
 
 import random
+import threading
 import time
 from collections.abc import Callable, Sequence
 
@@ -65,6 +66,9 @@ MIN_EDGE = 0.05
 # Below this many rounds the spread itself is unknown (one round has none), so a machine too slow
 # to play them keeps ai-v1's discard: weaker, never worse than the normal level by chance.
 MIN_ROUNDS = 8
+# With less CPU than this left for a decision (the bot's searches together used their share,
+# ``ThinkingShare``) the search is not started: too few rounds to leave ai-v1's choice anyway.
+MIN_SHARE = 0.01
 # Danger is in multiplier units; this turns it into chips like the rollout values.
 CHIPS_PER_DANGER = 1.8
 
@@ -310,6 +314,37 @@ def rollout(
     return value
 
 
+class ThinkingShare:
+    """A cap on the CPU that every search holding it takes together: ``share`` CPU-seconds per
+    wall-clock second on average, at most ``burst`` at once.
+
+    A bot seats many hard players in one process whose event loop must keep answering presses;
+    each search asks how much is left before it starts and pays what it spent after, so at a few
+    tables every search gets its full budget and at many the searches shrink (down to ai-v1's
+    answer, no search at all) instead of taking the loop's CPU. Thread-safe.
+    """
+
+    def __init__(self, share: float = 0.5, burst: float = 0.5, clock: Callable[[], float] = time.monotonic) -> None:
+        self.share = share
+        self.burst = burst
+        self.clock = clock
+        self._level = burst
+        self._at = clock()
+        self._lock = threading.Lock()
+
+    def available(self) -> float:
+        """CPU-seconds a search may spend now."""
+        with self._lock:
+            now = self.clock()
+            self._level = min(self.burst, self._level + (now - self._at) * self.share)
+            self._at = now
+            return max(0.0, self._level)
+
+    def spend(self, seconds: float) -> None:
+        with self._lock:
+            self._level -= seconds
+
+
 class SearchPlayer(AIPlayer):
     """The hard level (see the module docstring)."""
 
@@ -324,6 +359,7 @@ class SearchPlayer(AIPlayer):
         clock: Callable[[], float] = time.perf_counter,
         cpu_clock: Callable[[], float] = time.thread_time,
         wall_limit: float = WALL_LIMIT_SECONDS,
+        share: ThinkingShare | None = None,
     ) -> None:
         super().__init__(rules)
         self.rng = random.Random(seed)
@@ -332,21 +368,30 @@ class SearchPlayer(AIPlayer):
         self.clock = clock
         self.cpu_clock = cpu_clock
         self.wall_limit = wall_limit
+        self.share = share  # shared with the other searches of the process (the bot), if any
         self.last_samples = 0  # rounds the last search played (for the benchmark and the review)
         self.confident: set[Tile] = set()
         self._started: tuple[float, float] | None = None
+        self._budget = budget  # this decision's: the budget, or less when the shared CPU runs low
 
     def choose(self, view: SeatView, legal: Sequence[Action]) -> Action:
         self.last_samples = 0
         # the budget covers the whole decision, ai-v1's part included
         self._started = (self.clock(), self.cpu_clock())
-        return super().choose(view, legal)
+        self._budget = self.budget
+        if self.share is not None and self.budget is not None:
+            self._budget = min(self.budget, self.share.available())
+        try:
+            return super().choose(view, legal)
+        finally:
+            if self.share is not None:
+                self.share.spend(self.cpu_clock() - self._started[1])
 
     def _out_of_time(self) -> bool:
-        if self.samples is not None or self.budget is None or self._started is None:
+        if self.samples is not None or self._budget is None or self._started is None:
             return False
         wall, cpu = self._started
-        return self.cpu_clock() - cpu >= self.budget or self.clock() - wall >= self.wall_limit
+        return self.cpu_clock() - cpu >= self._budget or self.clock() - wall >= self.wall_limit
 
     def _own_turn(self, view: SeatView, legal: Sequence[Action], counts: list[int], outlook: Outlook) -> Action:
         choice = super()._own_turn(view, legal, counts, outlook)
@@ -355,6 +400,8 @@ class SearchPlayer(AIPlayer):
         void = _void_of(view)
         if void is not None and any(t // 9 == void for t in view.hand):
             return choice  # void tiles first: nothing to search
+        if self.samples is None and self._budget is not None and self._budget < MIN_SHARE:
+            return choice  # the process's searches have used their share of the CPU: ai-v1's answer
         edges = self.discard_values(view, counts, outlook)
         if not self.confident:
             return choice

@@ -12,7 +12,7 @@ import pytest
 from engine.actions import Action, ActionType
 from engine.ai import AIPlayer, make_player, player_for_level
 from engine.ai_easy import EasyPlayer
-from engine.ai_search import SearchPlayer, hidden_deal, rollout
+from engine.ai_search import SearchPlayer, ThinkingShare, hidden_deal, rollout
 from engine.events import EndReason
 from engine.game import Game, Phase, arranged_wall
 from engine.rules import RuleSet
@@ -136,3 +136,21 @@ def test_without_declared_voids_no_level_ends_a_flower_pig() -> None:
             if game.in_play[seat] and game.end is EndReason.WALL_EMPTY:
                 tiles = game.hand(seat) + [m.tile for m in game.melds[seat]]
                 assert len({t // 9 for t in tiles}) <= 2, (seed, seat)
+
+
+def test_a_spent_share_of_the_cpu_leaves_ai_v1s_answer_and_refills() -> None:
+    """The bot's searches share half a core: once it is spent a hard player answers as ai-v1
+    does, without searching; the share refills with the wall clock."""
+    now = [0.0]
+    share = ThinkingShare(share=0.5, burst=0.5, clock=lambda: now[0])
+    view = _twin_game(5).view(0)
+    hard = player_for_level("hard", CLASSIC, seed=3, share=share)
+    assert isinstance(hard, SearchPlayer) and hard.share is share
+    share.spend(0.5)
+    action = hard.choose(view, view.legal)
+    assert hard.last_samples == 0 and action == AIPlayer(CLASSIC).choose(view, view.legal)
+    now[0] = 1.0  # a second later half a second of CPU is back
+    assert share.available() == pytest.approx(0.5, abs=0.05)
+    hard.choose(view, view.legal)
+    assert hard.last_samples >= 1
+    assert share.available() < 0.5  # and the search paid for what it used

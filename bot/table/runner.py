@@ -34,6 +34,7 @@ from bot.table import callbacks
 from bot.table.snapshots import snapshot_of
 from engine.actions import SEATS, Action, ActionType, GameError
 from engine.ai import Player, player_for_level
+from engine.ai_search import ThinkingShare
 from engine.events import Event
 from engine.game import Game, Phase
 from engine.rules import RuleSet
@@ -56,6 +57,9 @@ REFUSALS = (HandClosed, InvalidWrite, NotFound, SequenceConflict)  # storage sai
 # Computer players think here, apart from the default pool that storage and rendering share.
 _BACKGROUND: set[asyncio.Task[None]] = set()  # snapshot writes under way (the loop keeps weak references)
 _THINKING = ThreadPoolExecutor(max_workers=2, thread_name_prefix="xz-computer")
+# Hard players' searches together take at most half a core on average (they run beside the event
+# loop in one interpreter): at a few tables each gets its full budget, at many they shrink.
+_SEARCH_SHARE = ThinkingShare(share=0.5)
 
 
 def parse_timer(key: str) -> tuple[str, int, int | None] | None:
@@ -172,7 +176,8 @@ class TableRunner:
         self.lock = asyncio.Lock()
         self.last_events: tuple[Event, ...] = ()
         self._players: list[Player] = [
-            player_for_level(game.rules.ai_level, game.rules, seed=hand.seed + seat) for seat in range(SEATS)
+            player_for_level(game.rules.ai_level, game.rules, seed=hand.seed + seat, share=_SEARCH_SHARE)
+            for seat in range(SEATS)
         ]
         self._driver: asyncio.Task[None] | None = None
         self.closed = False
