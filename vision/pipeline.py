@@ -24,6 +24,10 @@ from vision.layout import hand_members, reading_order, turn_boxes, upright_turns
 
 MODELS = Path(__file__).resolve().parent / "models"
 LOW_CONFIDENCE = 0.8
+# A photo of something else (a cat, a page) may show a blob or two the classifier half takes for
+# a tile; a hand photo shows many tiles, most of them read surely. At most this many suited tiles,
+# every one of them below LOW_CONFIDENCE, is taken for no tiles at all.
+FEW_TILES = 3
 
 
 @dataclass(frozen=True)
@@ -103,6 +107,8 @@ def recognize_pixels(image: np.ndarray) -> Recognition:
     suited = np.nonzero((classes != NOT_SUITED) & hand_members(found.boxes))[0]
     if len(suited) == 0:
         raise VisionError("no_tiles", f"{len(found.boxes)} tiles were found but none is a suited tile (万, 筒 or 条)")
+    if len(suited) <= FEW_TILES and probabilities[suited, classes[suited]].max() < LOW_CONFIDENCE:
+        raise VisionError("no_tiles", f"only {len(suited)} unsure tile(s) were found: this does not look like a hand")
     boxes = found.boxes[suited]
     turns = upright_turns(np.stack([tile_top(box, p) for box, p in zip(boxes, upright[suited], strict=True)]))
     tiles = tuple(
