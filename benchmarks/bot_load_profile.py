@@ -15,6 +15,15 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+# Innermost frames of threads that wait rather than work: py-spy's --nonblocking sampling counts
+# a thread blocked in a system call as busy. The event loop in epoll, aiosqlite's thread waiting
+# for its next statement, threads waiting on a condition or event.
+WAITS = ("(selectors.py", "_connection_worker_thread (aiosqlite/core.py", "Condition.wait (threading.py",
+         "Event.wait (threading.py")
+# A COMMIT with synchronous=FULL waits for fsync: counted, but shown on a line of its own.
+COMMIT = "GroupCommitter._hop_batch.<locals>.work (storage/group_commit.py:156)"
+
+
 # (label, indent, markers): a sample belongs to the line if any marker is in its stack.
 PARTS: list[tuple[str, int, tuple[str, ...]]] = [
     ("drawing threads (presenter: draw + encode)", 0, ("_png.<locals>", "_photo.<locals>")),
@@ -27,6 +36,7 @@ PARTS: list[tuple[str, int, tuple[str, ...]]] = [
     ("PTB's request layer (building and sending calls)", 0, ("telegram/request", "telegram/_bot.py")),
     ("httpx / httpcore", 1, ("httpx/", "httpcore/")),
     ("storage (our code and the aiosqlite thread)", 0, ("storage/", "aiosqlite/")),
+    ("of which a group commit's COMMIT (mostly waiting for fsync)", 1, (COMMIT,)),
     ("engine and computer players", 0, ("engine/",)),
     ("presenter on the event loop (views, captions, keyboards)", 0, ("bot/table/views.py",)),
 ]
@@ -43,12 +53,12 @@ LOOP_PARTS: list[tuple[str, tuple[str, ...]]] = [
 
 
 def read_samples(path: Path) -> list[tuple[str, int]]:
-    """(stack, count) of each line of a py-spy raw file, without the event loop's waits in epoll
-    (py-spy's --nonblocking sampling counts them as busy)."""
+    """(stack, count) of each line of a py-spy raw file, without the samples of waiting threads."""
     out: list[tuple[str, int]] = []
     for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
         stack, _, count = line.rpartition(" ")
-        if stack and count.isdigit() and "(selectors.py" not in stack.rsplit(";", 1)[-1]:
+        leaf = stack.rsplit(";", 1)[-1]
+        if stack and count.isdigit() and not any(leaf.startswith(w) or w in leaf for w in WAITS):
             out.append((stack, int(count)))
     return out
 
