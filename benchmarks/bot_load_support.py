@@ -270,6 +270,8 @@ async def play_person(tg: LoadTelegram, rec: Recorder, table: LoadTable, user: F
             await asyncio.sleep(delay)
             if rec.stop.is_set():
                 return
+            if tg.newest_photo(user.id) is not message or (message.message_id, message.edit_count) != shown:
+                continue  # the DM changed while they looked: they look again, as a person would
         for index, button in enumerate(presses):
             if index and think.median > 0:
                 await asyncio.sleep(rng.uniform(*think.between))
