@@ -532,6 +532,11 @@ class TableRunner:
                 if self.human(seat) and self.state[seat].prompt_seq is not None and not self.state[seat].auto:
                     await self.presenter.prompt(self, seat)
 
+    async def catch_up(self) -> None:
+        """Several workers: a step that decides nothing, only brings this copy up to the table."""
+        async with self._deciding():
+            pass
+
     async def behind(self) -> bool:
         """Several workers: whether another worker moved the table on since this copy's last step
         (its views then show a newer state than this copy would draw)."""

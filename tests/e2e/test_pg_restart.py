@@ -22,14 +22,14 @@ import asyncio
 import contextlib
 import time
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 from crash_worker import _check_hand
 from fake_telegram import FakeChat, FakeTelegram, FakeUser
 from pg_server import PgServer, running_server
-from table_players import HumanPlayer, open_lobby, start_game
+from table_players import HumanPlayer, hand_message, open_lobby, start_game
 from test_run_workers import environment, free_port, run_workers, stop
 
 from storage import Storage, StorageError, open_storage
@@ -69,8 +69,9 @@ async def keep_playing(telegram: FakeTelegram, person: FakeUser, group: FakeChat
 
 
 async def logged_everywhere(store: Storage, groups: list[FakeChat], at_least: int, since: float,
-                            timeout: float = 30) -> None:
-    """Until every group's table has logged ``at_least`` actions after ``since`` (a wall-clock time)."""
+                            timeout: float = 30, shown: Callable[[], str] = str) -> None:
+    """Until every group's table has logged ``at_least`` actions after ``since`` (a wall-clock time);
+    ``shown()`` describes what the people see, for the failure's message."""
     deadline = time.monotonic() + timeout
     while True:
         counts = []
@@ -83,7 +84,7 @@ async def logged_everywhere(store: Storage, groups: list[FakeChat], at_least: in
                 counts.append(count)
         if len(counts) == len(groups) and min(counts) >= at_least:
             return
-        assert time.monotonic() < deadline, f"tables stopped logging: {counts} actions since the restart"
+        assert time.monotonic() < deadline, f"tables stopped logging: {counts} actions since the restart; {shown()}"
         await asyncio.sleep(0.2)
 
 
@@ -102,22 +103,30 @@ async def test_tables_go_on_through_a_postgresql_restart_and_the_ledger_stays_wh
     restarts: list[float] = []
     try:
         await telegram.wait_for(lambda: telegram.webhook_url != "", timeout=60, what="setWebhook")
-        players = []
+        players, people = [], []
         for i in range(TABLES):
             person = telegram.user(f"Player{i}")
+            people.append(person)
             group = telegram.group(f"Table {i}", members=[person], admins=[person])
             await person.start()
             await start_game(telegram, person, await open_lobby(telegram, person, group))
             groups.append(group)
             players.append(asyncio.create_task(keep_playing(telegram, person, group, stop_playing)))
+        def shown() -> str:
+            """Each person's newest DM: its caption and buttons."""
+            return "; ".join(
+                f"{m.caption!r} {[b.text for b in m.buttons]}" for m in (hand_message(telegram, p) for p in people)
+                if m is not None)
+
         watcher = await open_storage(url)  # reconnects after each restart, like the workers
         try:
             for _ in range(2):
                 # Each restart lands in play (past the swap of three), writes in flight at every table.
-                await logged_everywhere(watcher, groups, at_least=6, since=restarts[-1] if restarts else 0.0)
+                await logged_everywhere(watcher, groups, at_least=6, since=restarts[-1] if restarts else 0.0,
+                                        shown=shown)
                 await asyncio.to_thread(own_server.restart)  # every connection drops, mid-write or not
                 restarts.append(time.time())
-            await logged_everywhere(watcher, groups, at_least=6, since=restarts[-1])
+            await logged_everywhere(watcher, groups, at_least=6, since=restarts[-1], shown=shown)
         finally:
             await watcher.close()
         stop_playing.set()
