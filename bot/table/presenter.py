@@ -659,9 +659,10 @@ class TelegramPresenter:
         before the timer runs out, a reminder by DM and a mention in the group. Cancelled (while it
         waits) when the decision is made."""
         began = time.monotonic()
-        await asyncio.sleep(min(PING_GRACE, after / 2))
-        await asyncio.shield(self._ping(runner, seat, decision))
-        await asyncio.sleep(max(0.0, began + after - time.monotonic()))
+        if after > 0:  # else the DM showed the decision only at the reminder's time: the reminder pings
+            await asyncio.sleep(min(PING_GRACE, after / 2))
+            await asyncio.shield(self._ping(runner, seat, decision))
+            await asyncio.sleep(max(0.0, began + after - time.monotonic()))
         await asyncio.shield(self._reminder(runner, seat, decision, left))
 
     async def _reminder(self, runner: TableRunner, seat: int, decision: int, left: float) -> None:
