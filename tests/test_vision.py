@@ -224,16 +224,23 @@ def photo_of_a_cat(seed: int) -> bytes:
 
 RECEIPT_LIMIT = (
     "the detector takes a receipt's column of prices for a column of tiles lying sideways, and the "
-    "classifier names some of them (docs/vision.md, Limits)"
+    "classifier names some of them surely (docs/vision.md, Limits)"
 )
+still_read = pytest.mark.xfail(strict=True, reason=RECEIPT_LIMIT)
 
 
 @pytest.mark.parametrize(
-    "photo",
-    [pytest.param(photo_of_a_receipt, marks=pytest.mark.xfail(strict=True, reason=RECEIPT_LIMIT)), photo_of_a_cat],
-    ids=["receipt", "cat"],
+    ("photo", "seed"),
+    [
+        (photo_of_a_cat, 0),
+        (photo_of_a_cat, 1),
+        (photo_of_a_cat, 2),
+        (photo_of_a_receipt, 0),  # a few unsure tiles: no_tiles since the fourth session
+        pytest.param(photo_of_a_receipt, 1, marks=still_read),
+        pytest.param(photo_of_a_receipt, 2, marks=still_read),
+    ],
+    ids=["cat-0", "cat-1", "cat-2", "receipt-0", "receipt-1", "receipt-2"],
 )
-@pytest.mark.parametrize("seed", [0, 1, 2])
 def test_a_photo_of_something_else_has_no_tiles(photo, seed: int) -> None:
     """Drawn here, not by the training scripts' distractor photos (other code, other font for receipts)."""
     with pytest.raises(VisionError) as error:
