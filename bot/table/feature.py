@@ -64,14 +64,16 @@ async def on_start(app: AnyApplication) -> None:
     languages = functools.partial(table_languages, found.storage, settings.lang)
     presenter = TelegramPresenter(app.bot, found.storage, languages, group_interval=settings.group_update_seconds)
     limits = Limits(settings.discard_seconds, settings.claim_seconds, settings.computer_delay)
+    scheduler: DatabaseScheduler | None = None
     if found.storage.shared:  # several workers may serve the tables: timers live in the database
         scheduler = DatabaseScheduler(found.storage, lambda timer: live.fire(timer))
         live = Tables(found.storage, presenter, scheduler, limits)
-        scheduler.begin()
     else:
         live = Tables(found.storage, presenter, JobQueueScheduler(app.job_queue), limits)
     app.bot_data[TABLES_KEY] = live
     await live.resume_all()
+    if scheduler is not None:  # after the resume is set: a table's watch left due must not take it up first
+        scheduler.begin()
     app.job_queue.run_repeating(lambda _: live.retry_owed(), interval=OWED_TICK_SECONDS, name="xz-owed-posts")
 
 

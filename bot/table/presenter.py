@@ -49,7 +49,7 @@ from bot.table.runner import TableRunner, settlement_key
 from engine.events import Event, EventType
 from engine.game import Phase
 from rendering.models import ResultCard, TableView
-from storage import Storage
+from storage import Storage, StorageError
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -59,6 +59,7 @@ log = logging.getLogger(__name__)
 # Telegram allows about 20 messages a minute into a group; edits of the table picture give way
 # so that cards and announcements (which must go out) keep the group under it.
 GROUP_POSTS_PER_MINUTE = 18
+DM_RETRY_SECONDS = 1.0  # several workers: a DM update that could not reach the table tries again
 # The reminder comes this many seconds before a decision's timer runs out (half the time at most).
 REMINDER_LEAD = 10.0
 # A decision pings only if it is still open this long after the DM showed it (at most half the
@@ -537,34 +538,19 @@ class TelegramPresenter:
         if not redraw and caption == seat_show.caption and buttons == seat_show.buttons:
             return  # nothing to change: no turn taken
         try:
-            async with self._turn(user_id):
-                if await runner.behind():
-                    return  # another worker moved the table on meanwhile, and shows it
+            async with self._turn(user_id), runner.current():  # several workers: the table's state now
                 inputs, caption, markup = self._seat_wanted(runner, seat)  # the latest, after the wait
                 buttons = markup.to_dict() if markup is not None else None
                 await self._show_seat(runner, seat, seat_show, user_id, inputs, caption, markup, redraw)
-                if await runner.behind():  # another worker moved on while this drew: this may have won
-                    asyncio.get_running_loop().create_task(self._redraw_caught_up(runner, seat))
             seat_show.caption, seat_show.buttons = caption, buttons
         except Forbidden:
             await self.storage.save_user(user_id, started_dm=False)
             asyncio.get_running_loop().create_task(runner.take_over(seat, "blocked"))
         except TelegramError as error:
             log.warning("table %s seat %s: could not update the DM: %s", runner.table_id, seat, error)
-
-    async def _redraw_caught_up(self, runner: TableRunner, seat: int) -> None:
-        """Several workers: this worker's DM edit may have landed after the newer one of a worker
-        that moved the table on while it drew (the check before drawing is not atomic with the
-        edit), leaving the DM older than the table, e.g. two swap picks of three shown and no
-        confirm button. Catch up and draw the DM again; the other worker's copy is never older."""
-        try:
-            await runner.catch_up()
-        except Exception as error:  # the next change draws it anyway
-            log.warning("table %s seat %s: could not catch up to redraw the DM: %s", runner.table_id, seat, error)
-            return
-        show = self._shows.get(runner.table_id)
-        if show is not None and seat in show.seats:
-            self._want_seat(runner, seat, picture=True, text=True)
+        except StorageError as error:  # several workers: the table out of reach (database restarting)
+            log.warning("table %s seat %s: the DM waits for the database: %s", runner.table_id, seat, error)
+            seat_show.due = min(seat_show.due, time.monotonic() + DM_RETRY_SECONDS)
 
     async def _show_seat(self, runner: TableRunner, seat: int, seat_show: SeatShow, user_id: int,
                          inputs: tuple[Any, ...], caption: str, markup: Markup, redraw: bool) -> None:

@@ -532,10 +532,18 @@ class TableRunner:
                 if self.human(seat) and self.state[seat].prompt_seq is not None and not self.state[seat].auto:
                     await self.presenter.prompt(self, seat)
 
-    async def catch_up(self) -> None:
-        """Several workers: a step that decides nothing, only brings this copy up to the table."""
+    @contextlib.asynccontextmanager
+    async def current(self) -> AsyncIterator[None]:
+        """Hold the table while one of its views is sent. With several workers: under the table's
+        lock and caught up, so that no worker moves the table while the view is on its way, and
+        a view never lands after a newer one another worker sent (a check before sending would
+        not be atomic with the send: a DM regressed to fewer swap picks, and its person picked
+        again)."""
+        if not self.shared:
+            yield
+            return
         async with self._deciding():
-            pass
+            yield
 
     async def behind(self) -> bool:
         """Several workers: whether another worker moved the table on since this copy's last step

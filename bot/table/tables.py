@@ -468,6 +468,8 @@ class Tables:
         if not playing:
             return
         try:
+            if not await self.storage.join_workers():
+                return  # the last worker: the next start resumes them (and says so)
             await self.storage.set_timers({wake_key(table_id): (0, {}) for table_id in playing})
         except Exception as error:
             log.warning("could not hand %d tables over to the other workers: %s", len(playing), error)
