@@ -147,3 +147,36 @@ async def test_prompts_a_worker_could_not_save_are_opened_and_shown_by_the_next(
     seat = next(s for s in range(4) if second.state[s].prompt_seq is not None)
     assert second.state[seat].prompt_seq == first.logged  # the decision the move opened
     assert seat in second.presenter.prompts
+
+
+async def test_swap_picks_made_one_after_another_reach_the_other_worker(postgres_server):
+    """Each toggle is saved for the other workers. (The saved copy of the seat states shared the
+    live list of picks, so a pick added in place compared equal to what was saved and was not
+    saved: the other worker's next step overwrote it, and a person's DM lost a pick of three.)"""
+    url = await postgres_server.create_database()
+    stores = [await open_storage(url), await open_storage(url)]
+    rules = RULES.with_changes(swap_three=True, swap_direction="clockwise")
+    players = [await stores[0].player_for_user(CHAT, user, f"P{user}") for user in USERS]
+    table = await stores[0].create_table(CHAT, None)
+    for seat, player in enumerate(players):
+        await stores[0].set_seat(table.id, seat, player.id)
+    hand = await stores[0].start_hand(table.id, rules.to_dict(), seed=18, dealer=0)
+    seats = [SeatPlayer(p.id, p.name, p.user_id) for p in players]
+    first, second = [
+        TableRunner(table_id=table.id, chat_id=CHAT, hand=hand, game=Game(rules, 18, 0), seats=seats, storage=store,
+                    presenter=Watcher(), scheduler=DatabaseScheduler(store, never_fired), limits=Limits())
+        for store in stores
+    ]
+    try:
+        await first.start()
+        await second.attach()
+        for position in (0, 1):
+            await first.press(USERS[0], first.state[0].prompt_seq, f"t{position}")  # type: ignore[arg-type]
+        await second.press(USERS[0], second.state[0].prompt_seq, "t2")  # type: ignore[arg-type]
+        assert second.state[0].swap_pick == [0, 1, 2]
+    finally:
+        for runner in (first, second):
+            await runner.close()
+        for store in stores:
+            await store.close()
+        await postgres_server.drop_database(url)

@@ -558,7 +558,7 @@ class TableRunner:
 
     def _states(self) -> JSON:
         return {"logged": self.logged, "seats": [
-            {"prompt": s.prompt_seq, "auto": s.auto, "left": s.left, "expiries": s.expiries, "pick": s.swap_pick}
+            {"prompt": s.prompt_seq, "auto": s.auto, "left": s.left, "expiries": s.expiries, "pick": list(s.swap_pick)}
             for s in self.state
         ]}
 
