@@ -10,6 +10,9 @@ Tiles may fill anything from 2% to all of the picture's height, more than one sc
 network sees well, so ``detect`` looks again when the first look finds tiles near the edge of
 the range it was trained for: at twice the size when they are tiny (or there were none), at
 half the size when they are huge. Each look keeps only the boxes of the sizes it reads well.
+
+A photo squashed to a square after it was taken shows tiles of shapes no tile has;
+``squashed_look`` looks at it again stretched back (see there).
 """
 
 from __future__ import annotations
@@ -32,10 +35,22 @@ LARGE_TILES = 120.0  # above this median, look again at half the size
 
 @dataclass(frozen=True)
 class Detections:
-    """Boxes (N x 4, x0 y0 x1 y1, in the photo's pixels) and their detector scores, best first."""
+    """Boxes (N x 4, x0 y0 x1 y1, in the photo's pixels) and their detector scores, best first.
+
+    ``widen`` is 1 unless the boxes come from a look at the photo stretched back (``squashed_look``):
+    then the tiles have their true shape in the photo widened ``widen`` times (``stretch``), which is
+    where they are cut out and laid out.
+    """
 
     boxes: np.ndarray
     scores: np.ndarray
+    widen: float = 1.0
+
+
+def stretch(image: np.ndarray, widen: float) -> np.ndarray:
+    """The photo widened ``widen`` times (narrowed if below 1), its height kept."""
+    new_w = max(1, round(image.shape[1] * widen))
+    return np.asarray(Image.fromarray(image).resize((new_w, image.shape[0]), Image.BILINEAR, reducing_gap=3.0))
 
 
 @dataclass(frozen=True)
@@ -157,3 +172,48 @@ def detect(session, image: np.ndarray, threshold: float | None = None) -> Detect
     all_boxes, all_scores = np.concatenate(boxes), np.concatenate(scores)
     kept = non_maximum_suppression(all_boxes, all_scores, NMS_IOU)
     return Detections(all_boxes[kept].reshape(-1, 4), all_scores[kept])
+
+
+ODD_SHAPE = 2.0  # boxes wider than this many heights (or taller than this many widths): maybe squashed
+UNSURE = 0.55  # squashed photos of the training set: base looks' mean score 0.31-0.42; others 0.74 and up
+WIDENS = (2.0, 2.8, 4.0, 5.6, 8.0, 11.0)  # how much a squashed photo may have been squashed
+
+
+def _aspect(boxes: np.ndarray) -> float:
+    """The median width / height of the boxes (a standing tile is about 0.75, a lying one 1.33)."""
+    return float(np.median((boxes[:, 2] - boxes[:, 0]) / np.maximum(boxes[:, 3] - boxes[:, 1], 1e-6)))
+
+
+def _stretched_look(session, image: np.ndarray, widen: float, threshold: float | None) -> Detections:
+    """A look at the photo widened ``widen`` times (narrowed if below 1); boxes in the photo's pixels."""
+    stretched = stretch(image, widen)
+    found = _look(session, stretched, 2 * INPUT_SIZE, 1.0, threshold)
+    widen = stretched.shape[1] / image.shape[1]
+    return Detections(found.boxes / np.asarray([widen, 1.0] * 2, dtype=np.float32), found.scores, widen)
+
+
+def squashed_look(session, image: np.ndarray, base: Detections, threshold: float | None = None) -> Detections | None:
+    """A surer look at a photo that was squashed or stretched to a square after it was taken, or None.
+
+    Such a photo (a long strip of tiles made square) shows tiles many times narrower or wider than
+    any tile is: ``detect``'s boxes come out at such shapes and the network is unsure of them (mean
+    score under ``UNSURE``), or none are found. Then the photo is looked at stretched back by each of
+    ``WIDENS`` (the way the boxes' shape says; both ways when nothing was found), and the look whose
+    boxes the network is surest of on average is returned, if it is surer than ``base``. The boxes
+    found in a squashed photo are less extreme than its tiles, so their shape alone does not tell
+    the factor.
+    """
+    if _input_size(session) is not None or (
+        len(base.boxes) and (ODD_SHAPE > _aspect(base.boxes) > 1 / ODD_SHAPE or float(base.scores.mean()) >= UNSURE)
+    ):
+        return None
+    if len(base.boxes):
+        widens = [w if _aspect(base.boxes) < 1 else 1 / w for w in WIDENS]
+    else:
+        widens = [1 / 8, 1 / 4, 4.0, 8.0]
+    best, best_score = None, float(base.scores.mean()) if len(base.boxes) >= 3 else 0.0
+    for widen in widens:
+        found = _stretched_look(session, image, widen, threshold)
+        if len(found.boxes) >= 3 and float(found.scores.mean()) > best_score:
+            best, best_score = found, float(found.scores.mean())
+    return best

@@ -17,7 +17,7 @@ from PIL import Image
 from engine.tiles import Tile, tile_name
 from vision.classes import NOT_SUITED
 from vision.classifier import classify_with_orientation, crop_tile, is_sideways
-from vision.detector import detect
+from vision.detector import Detections, detect, squashed_look, stretch
 from vision.errors import VisionError
 from vision.image import decode_image
 from vision.layout import hand_members, reading_order, turn_boxes, upright_turns
@@ -94,33 +94,75 @@ def _sessions() -> tuple[object, object]:
 
 
 def recognize_pixels(image: np.ndarray) -> Recognition:
-    """Recognise the tiles in an H x W x 3 uint8 RGB array (see ``recognize``)."""
+    """Recognise the tiles in an H x W x 3 uint8 RGB array (see ``recognize``).
+
+    A photo squashed to a square after it was taken is looked at again stretched back
+    (``squashed_look``), where its tiles have their true shape. That reading replaces the first only
+    when the two agree on which way up the row is: the upright/upside-down output is weak, and on
+    squashed tiles even weaker, so a second look that would turn the row round is not trusted
+    (it read a held-out photo backwards).
+    """
     detector, classifier = _sessions()
     height, width = image.shape[:2]
     found = detect(detector, image)
+    try:
+        reading, problem = _read(classifier, image, found), None
+    except VisionError as error:
+        reading, problem = None, error
+    second = squashed_look(detector, image, found)
+    if second is not None:
+        try:
+            again = _read(classifier, image, second)
+        except VisionError:
+            again = None
+        if again is not None and again.turns == (reading.turns if reading is not None else 0):
+            reading = again
+    if reading is None:
+        raise problem
+    return Recognition(reading.tiles, ignored=reading.ignored, width=width, height=height)
+
+
+@dataclass(frozen=True)
+class _Reading:
+    """One look's suited tiles in reading order, the other tiles it saw, and its quarter turns."""
+
+    tiles: tuple[RecognizedTile, ...]
+    ignored: int
+    turns: int
+
+
+def _read(classifier, image: np.ndarray, found: Detections) -> _Reading:
+    """Classify the boxes of one look and put the suited tiles of the hand in reading order.
+
+    Tiles are cut out and laid out in the photo as that look saw it (stretched back for a squashed
+    photo); the boxes returned are in the photo's own pixels.
+    """
     if len(found.boxes) == 0:
         raise VisionError("no_tiles", "no mahjong tiles were found in the photo")
-    photo = Image.fromarray(image)
-    crops = np.stack([crop_tile(photo, box) for box in found.boxes])
+    widen = np.asarray([found.widen, 1.0] * 2, dtype=np.float32)
+    work = image if found.widen == 1.0 else stretch(image, found.widen)
+    all_boxes = found.boxes * widen
+    photo = Image.fromarray(work)
+    crops = np.stack([crop_tile(photo, box) for box in all_boxes])
     probabilities, upright = classify_with_orientation(classifier, crops)
     classes = probabilities.argmax(axis=1)
-    suited = np.nonzero((classes != NOT_SUITED) & hand_members(found.boxes))[0]
+    suited = np.nonzero((classes != NOT_SUITED) & hand_members(all_boxes))[0]
     if len(suited) == 0:
         raise VisionError("no_tiles", f"{len(found.boxes)} tiles were found but none is a suited tile (万, 筒 or 条)")
     if len(suited) <= FEW_TILES and probabilities[suited, classes[suited]].max() < LOW_CONFIDENCE:
         raise VisionError("no_tiles", f"only {len(suited)} unsure tile(s) were found: this does not look like a hand")
-    boxes = found.boxes[suited]
+    boxes = all_boxes[suited]
     turns = upright_turns(np.stack([tile_top(box, p) for box, p in zip(boxes, upright[suited], strict=True)]))
     tiles = tuple(
         RecognizedTile(
             tile=int(classes[suited[i]]),
             confidence=float(probabilities[suited[i], classes[suited[i]]]),
-            box=tuple(float(v) for v in boxes[i]),
+            box=tuple(float(v) for v in boxes[i] / widen),
             row=row,
         )
-        for i, row in reading_order(turn_boxes(boxes, turns, width, height))
+        for i, row in reading_order(turn_boxes(boxes, turns, work.shape[1], work.shape[0]))
     )
-    return Recognition(tiles, ignored=len(found.boxes) - len(suited), width=width, height=height)
+    return _Reading(tiles, ignored=len(found.boxes) - len(suited), turns=turns)
 
 
 def tile_top(box: np.ndarray, upright: float) -> np.ndarray:
