@@ -55,6 +55,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -753,11 +754,15 @@ async def compare_workers(args: argparse.Namespace, options: Options) -> int:
     return 0
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = parse_args(argv)
-    for name in clean_environment():  # the bot's settings come from this run, not the shell
+def run_in_clean_environment(run: Callable[[argparse.Namespace], Awaitable[int]], args: argparse.Namespace) -> int:
+    """Runs a benchmark whose bot takes its settings from this run, not from the shell that started it."""
+    for name in clean_environment():
         os.environ.pop(name)
-    return asyncio.run(main_async(args))
+    return asyncio.run(run(args))
+
+
+def main(argv: list[str] | None = None) -> int:
+    return run_in_clean_environment(main_async, parse_args(argv))
 
 
 if __name__ == "__main__":

@@ -15,7 +15,6 @@ the event loop also runs on: these numbers show whether its searches hold the lo
 from __future__ import annotations
 
 import argparse
-import asyncio
 import os
 import sys
 from pathlib import Path
@@ -25,7 +24,6 @@ sys.path[:0] = [str(ROOT.parent), str(ROOT.parent / "tests" / "e2e"), str(ROOT.p
 
 import bot_load  # noqa: E402
 from bot_load_support import LoadTable, LoadTelegram, open_lobby  # noqa: E402
-from harness import clean_environment  # noqa: E402
 
 from engine.rules import AI_LEVELS, RuleSet  # noqa: E402
 from storage import Storage  # noqa: E402
@@ -83,10 +81,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = parse_args(argv)
-    for name in clean_environment():  # the bot's settings come from this run, not the shell
-        os.environ.pop(name)
-    return asyncio.run(main_async(args))
+    return bot_load.run_in_clean_environment(main_async, parse_args(argv))
 
 
 if __name__ == "__main__":
