@@ -183,7 +183,8 @@ async def test_tally_balances_and_leaderboard_equal_sums_of_the_ledger(
     kinds = {p.name: p.kind for p in await storage.players(group.id)}
     people = {name: chips for name, chips in expected.items() if kinds[name] is not PlayerKind.COMPUTER}
     computers = {name: chips for name, chips in expected.items() if kinds[name] is PlayerKind.COMPUTER}
-    assert len(computers) == 3
+    # A computer that neither paid nor was paid has no ledger row, so no figure: a hand can end
+    # without touching one seat, and the computers' line may hold fewer than three.
     top = (await say(telegram, alice, group, "/top")).text
     all_time, _, this_month = top.partition("This month")
     assert nonzero(figures(all_time)) == nonzero(people) == nonzero(figures(this_month))
