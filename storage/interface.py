@@ -32,6 +32,7 @@ from storage.models import (
     PlayerTotal,
     ScoreRecord,
     ScoreSession,
+    SeatMessage,
     Table,
     TableStatus,
     Timer,
@@ -308,7 +309,24 @@ class Storage(Protocol):
         ...
 
     async def hand_progress(self, hand_id: int, after: int) -> HandProgress:
-        """The hand now, its actions from ``after`` on and its seat states: what a worker misses."""
+        """The hand now, its actions from ``after`` on, its seat states and its seat messages: what a
+        worker misses."""
+        ...
+
+    async def seat_messages(self, hand_id: int) -> tuple[SeatMessage, ...]:
+        """The messages the hand keeps per seat (its DM pictures, pings, notices, group mentions)."""
+        ...
+
+    async def put_seat_message(self, hand_id: int, seat: int, kind: str, message_id: int, shows: JSON, *,
+                               replacing: int | None) -> bool:
+        """Keep ``message_id`` as the seat's message of ``kind``, only if the stored one is still
+        ``replacing`` (None: there is none yet); True if written. Several workers: a writer that saw
+        another message (or none) learns it was replaced meanwhile, and writes nothing."""
+        ...
+
+    async def drop_seat_message(self, hand_id: int, seat: int, kind: str, message_id: int) -> bool:
+        """Forget the seat's message of ``kind`` only if it is still ``message_id``; True if this call
+        removed it, so that of several workers exactly one deletes that message from the chat."""
         ...
 
     async def playing_hand(self, table_id: int) -> int | None: ...

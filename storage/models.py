@@ -284,11 +284,27 @@ class Timer:
 
 
 @dataclass(frozen=True, slots=True)
+class SeatMessage:
+    """A message a live hand keeps for one seat (``kind``: its DM picture ``dm``, the open decision's
+    ``ping``, the ``notice`` of what the computer played, the group's ``mention``), and what it shows."""
+
+    seat: int
+    kind: str
+    message_id: int
+    shows: JSON
+
+
+SEAT_MESSAGE_KINDS = ("dm", "ping", "notice", "mention")
+
+
+@dataclass(frozen=True, slots=True)
 class HandProgress:
-    """What a worker's copy of a live hand is missing: actions logged from ``after`` on, and the seats'
-    states (``None`` when never saved) with their version (0 when never saved)."""
+    """What a worker's copy of a live hand is missing: actions logged from ``after`` on, the seats'
+    states (``None`` when never saved) with their version (0 when never saved), and the messages
+    the hand keeps per seat as stored now."""
 
     hand: Hand
     actions: tuple[LoggedAction, ...]
     seat_states: JSON | None
     version: int
+    messages: tuple[SeatMessage, ...] = ()

@@ -235,4 +235,24 @@ _V6: Migration = (
     """,
 )
 
-MIGRATIONS: tuple[Migration, ...] = (_V1, _V2, _V3, _V4, _V5, _V6)
+# Several workers: the messages a live hand has in each person's DM (its picture; the ping of an
+# open decision; "the computer played for you") and the group's mention of them, with what each
+# shows (JSON), so that whichever worker serves the hand's next step edits, replaces or deletes the
+# right ones. Written under the table's lock, replaced and deleted only where the row still holds the
+# message the writer saw: exactly one worker deletes a ping. Rows of a table's earlier hands go
+# when its next hand is dealt.
+_V7: Migration = (
+    """
+    CREATE TABLE seat_messages (
+        hand_id    INTEGER NOT NULL REFERENCES hands (id),
+        seat       INTEGER NOT NULL CHECK (seat BETWEEN 0 AND 3),
+        kind       TEXT    NOT NULL CHECK (kind IN ('dm', 'ping', 'notice', 'mention')),
+        message_id INTEGER NOT NULL,
+        shows      TEXT    NOT NULL,                     -- JSON: what the message shows
+        at         INTEGER NOT NULL,
+        PRIMARY KEY (hand_id, seat, kind)
+    )
+    """,
+)
+
+MIGRATIONS: tuple[Migration, ...] = (_V1, _V2, _V3, _V4, _V5, _V6, _V7)

@@ -229,4 +229,19 @@ _V6: Migration = (
     """,
 )
 
-MIGRATIONS: tuple[Migration, ...] = (_V1, _V2, _V3, _V4, _V5, _V6)
+# storage/schema.py's _V7: each live hand's DM pictures, pings, notices and group mentions.
+_V7: Migration = (
+    """
+    CREATE TABLE seat_messages (
+        hand_id    BIGINT NOT NULL REFERENCES hands (id),
+        seat       BIGINT NOT NULL CHECK (seat BETWEEN 0 AND 3),
+        kind       TEXT   NOT NULL CHECK (kind IN ('dm', 'ping', 'notice', 'mention')),
+        message_id BIGINT NOT NULL,
+        shows      TEXT   NOT NULL,
+        at         BIGINT NOT NULL,
+        PRIMARY KEY (hand_id, seat, kind)
+    )
+    """,
+)
+
+MIGRATIONS: tuple[Migration, ...] = (_V1, _V2, _V3, _V4, _V5, _V6, _V7)

@@ -184,6 +184,11 @@ class TablesAndHands(SqliteBase):
                 [(hand_id, seat, player) for seat, player in enumerate(table.seats)],
             )
             await db.execute("UPDATE tables SET status = 'playing' WHERE id = ?", (table_id,))
+            # The earlier hands' DM pictures and pings are history now: only a live hand's are kept.
+            await db.execute(
+                "DELETE FROM seat_messages WHERE hand_id IN (SELECT id FROM hands WHERE table_id = ? AND id <> ?)",
+                (table_id, hand_id),
+            )
             return await self._hand(db, hand_id)  # type: ignore[arg-type]
 
     async def append_action(

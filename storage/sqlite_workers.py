@@ -17,7 +17,7 @@ import aiosqlite
 
 from storage import days
 from storage.interface import InvalidWrite
-from storage.models import JSON, HandProgress, LoggedAction, Timer
+from storage.models import JSON, SEAT_MESSAGE_KINDS, HandProgress, LoggedAction, SeatMessage, Timer
 from storage.sqlite_base import SqliteBase, canonical_json
 
 TimerChange = tuple[float, JSON] | None  # (seconds from now, data), or None to cancel
@@ -167,7 +167,64 @@ class WorkersCoordination(SqliteBase):
                 tuple(LoggedAction(seq, json.loads(action), days.from_ms(at)) for seq, action, at in rows),
                 None if state is None else json.loads(state[0]),
                 0 if state is None else int(state[1]),
+                await self._seat_messages(db, hand_id),
             )
+
+        return await self._run(unit)
+
+    async def _seat_messages(self, db: aiosqlite.Connection, hand_id: int) -> tuple[SeatMessage, ...]:
+        rows = await self._all(
+            db, "SELECT seat, kind, message_id, shows FROM seat_messages WHERE hand_id = ? ORDER BY seat, kind",
+            (hand_id,),
+        )
+        return tuple(SeatMessage(int(seat), kind, int(message_id), json.loads(shows))
+                     for seat, kind, message_id, shows in rows)
+
+    async def seat_messages(self, hand_id: int) -> tuple[SeatMessage, ...]:
+        """The messages the hand keeps per seat, as stored now."""
+
+        async def unit(db: aiosqlite.Connection) -> tuple[SeatMessage, ...]:
+            return await self._seat_messages(db, hand_id)
+
+        return await self._run(unit)
+
+    async def put_seat_message(self, hand_id: int, seat: int, kind: str, message_id: int, shows: JSON, *,
+                               replacing: int | None) -> bool:
+        """Keep ``message_id`` as the seat's message of ``kind`` if the stored one is still ``replacing``
+        (None: none stored); True if written."""
+        _check_seat_message(seat, kind)
+        shows_json = canonical_json(shows)
+
+        async def unit(db: aiosqlite.Connection) -> bool:
+            await self._hand(db, hand_id)  # type: ignore[attr-defined]
+            if replacing is None:
+                rows = await self._all(
+                    db,
+                    "INSERT INTO seat_messages (hand_id, seat, kind, message_id, shows, at) VALUES (?, ?, ?, ?, ?, ?) "
+                    "ON CONFLICT (hand_id, seat, kind) DO NOTHING RETURNING message_id",
+                    (hand_id, seat, kind, message_id, shows_json, self._now_ms()),
+                )
+            else:
+                rows = await self._all(
+                    db,
+                    "UPDATE seat_messages SET message_id = ?, shows = ?, at = ? "
+                    "WHERE hand_id = ? AND seat = ? AND kind = ? AND message_id = ? RETURNING message_id",
+                    (message_id, shows_json, self._now_ms(), hand_id, seat, kind, replacing),
+                )
+            return bool(rows)
+
+        return await self._run(unit)
+
+    async def drop_seat_message(self, hand_id: int, seat: int, kind: str, message_id: int) -> bool:
+        """Forget the seat's message of ``kind`` if it is still ``message_id``; True if removed here."""
+        _check_seat_message(seat, kind)
+
+        async def unit(db: aiosqlite.Connection) -> bool:
+            rows = await self._all(
+                db, "DELETE FROM seat_messages WHERE hand_id = ? AND seat = ? AND kind = ? AND message_id = ? "
+                "RETURNING message_id", (hand_id, seat, kind, message_id),
+            )
+            return bool(rows)
 
         return await self._run(unit)
 
@@ -179,3 +236,10 @@ class WorkersCoordination(SqliteBase):
             return None if row is None else int(row[0])
 
         return await self._run(unit)
+
+
+def _check_seat_message(seat: int, kind: str) -> None:
+    if kind not in SEAT_MESSAGE_KINDS:
+        raise InvalidWrite(f"no seat message kind {kind!r} (one of {', '.join(SEAT_MESSAGE_KINDS)})")
+    if not 0 <= seat <= 3:
+        raise InvalidWrite(f"no seat {seat}")

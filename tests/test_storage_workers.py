@@ -124,6 +124,36 @@ async def test_seat_states_are_versioned_and_progress_gives_what_a_worker_misses
         await store.hand_progress(hand.id + 100, after=0)
 
 
+async def test_seat_messages_are_replaced_and_dropped_only_where_the_row_still_holds_the_one_seen(store):
+    hand = await _hand(store)
+    assert await store.put_seat_message(hand.id, 1, "dm", 50, {"decision": 0}, replacing=None) is True
+    # A second worker that saw no DM (it sent one of its own meanwhile) writes nothing.
+    assert await store.put_seat_message(hand.id, 1, "dm", 51, {"decision": 0}, replacing=None) is False
+    assert await store.put_seat_message(hand.id, 1, "dm", 50, {"decision": 2}, replacing=50) is True
+    assert await store.put_seat_message(hand.id, 1, "ping", 60, {"decision": 2}, replacing=None) is True
+    # A ping replaced by a reminder: the writer that still saw the first ping loses.
+    assert await store.put_seat_message(hand.id, 1, "ping", 61, {"decision": 2, "stage": "reminder"},
+                                        replacing=60) is True
+    assert await store.put_seat_message(hand.id, 1, "ping", 62, {"decision": 2}, replacing=60) is False
+    progress = await store.hand_progress(hand.id, after=0)
+    assert [(m.seat, m.kind, m.message_id, m.shows) for m in progress.messages] == [
+        (1, "dm", 50, {"decision": 2}), (1, "ping", 61, {"decision": 2, "stage": "reminder"})]
+    # Two workers deleting the same ping: exactly one removes it (and deletes it from the chat).
+    assert [await store.drop_seat_message(hand.id, 1, "ping", 61) for _ in range(2)] == [True, False]
+    assert await store.drop_seat_message(hand.id, 1, "dm", 49) is False  # not the DM it holds
+    assert [m.kind for m in await store.seat_messages(hand.id)] == ["dm"]
+    with pytest.raises(InvalidWrite):
+        await store.put_seat_message(hand.id, 1, "poster", 70, {}, replacing=None)
+    with pytest.raises(InvalidWrite):
+        await store.drop_seat_message(hand.id, 4, "dm", 50)
+    with pytest.raises(NotFound):
+        await store.put_seat_message(hand.id + 100, 1, "dm", 70, {}, replacing=None)
+    # The table's next hand starts with no messages: the finished hand's rows go with its deal.
+    await store.void_hand(hand.id, "test")
+    following = await store.start_hand(hand.table_id, {}, seed=2, dealer=1)
+    assert await store.seat_messages(hand.id) == () and await store.seat_messages(following.id) == ()
+
+
 async def test_the_table_lock_serialises_one_table_within_a_process(store):
     inside: list[int] = []
 
