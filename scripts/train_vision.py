@@ -36,7 +36,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 from vision_data import Photo, is_holdout, jitter_colour, load_split, rotate_quarter, shift_hue  # noqa: E402
 from vision_designs import training_designs  # noqa: E402
-from vision_nets import Calibrated, TileClassifier, TileDetector  # noqa: E402
+from vision_nets import Calibrated, FastTileClassifier, TileClassifier, TileDetector  # noqa: E402
 from vision_scenes import distractor_photo, scene_photo  # noqa: E402
 
 from vision.classes import NOT_SUITED, NUM_CLASSES  # noqa: E402
@@ -404,8 +404,35 @@ def light(crops: np.ndarray, rng: np.random.Generator, recolour: float = 0.0) ->
     return np.clip(out * gain + rng.normal(0, 8, (count, 1, 1, 1)), 0, 255).astype(np.uint8)
 
 
+def restyle(crops: np.ndarray, rng: np.random.Generator, invert: float = 0.0, strokes: float = 0.0) -> np.ndarray:
+    """Tile sets drawn differently from any training design, made from the crops each epoch.
+
+    A share ``invert`` of the crops is inverted, half of them fully (light ink on a dark face in
+    the opposite colours) and half in lightness only (each pixel moved by 255 - 2 x its grey
+    level, so the face turns dark and the ink light but keeps its hue): sets with dark faces
+    exist. A share ``strokes`` gets thicker or thinner ink (the darkest or lightest pixel of each
+    3 x 3 neighbourhood): sets differ in stroke weight. Returns a new array.
+    """
+    crops = crops.copy()
+    count = len(crops)
+    chosen = np.nonzero(rng.random(count) < invert)[0]
+    full = rng.random(len(chosen)) < 0.5
+    crops[chosen[full]] = 255 - crops[chosen[full]]
+    keep_hue = crops[chosen[~full]].astype(np.int16)
+    grey = keep_hue.mean(axis=3, keepdims=True).astype(np.int16)
+    crops[chosen[~full]] = np.clip(keep_hue + 255 - 2 * grey, 0, 255).astype(np.uint8)
+    chosen = np.nonzero(rng.random(count) < strokes)[0]
+    if len(chosen):
+        height, width = crops.shape[1:3]
+        padded = np.pad(crops[chosen], ((0, 0), (1, 1), (1, 1), (0, 0)), mode="edge")
+        shifted = np.stack([padded[:, dy : dy + height, dx : dx + width] for dy in range(3) for dx in range(3)])
+        thicker = rng.random(len(chosen)) < 0.5
+        crops[chosen] = np.where(thicker[:, None, None, None], shifted.min(axis=0), shifted.max(axis=0))
+    return crops
+
+
 def to_tensor(crops: np.ndarray) -> torch.Tensor:
-    return torch.from_numpy(crops).permute(0, 3, 1, 2).float() / 255
+    return (torch.from_numpy(crops).permute(0, 3, 1, 2).float() / 255).contiguous(memory_format=torch.channels_last)
 
 
 def predict_logits(model: torch.nn.Module, crops: np.ndarray) -> torch.Tensor:
@@ -442,8 +469,8 @@ def fit_temperature(logits: torch.Tensor, labels: np.ndarray) -> float:
 def train_classifier(
     real: list[Photo],
     holdout: list[Photo],
-    scenes: list[Photo],
-    checks: list[Photo],
+    scenes: list[Photo] | None,
+    checks: list[Photo] | None,
     epochs: int,
     seed: int,
     copies: int,
@@ -451,24 +478,48 @@ def train_classifier(
     lr: float | None = None,
     real_share: float | None = None,
     recolour: float = 0.0,
+    fast: bool = False,
+    crops_file: Path | None = None,
+    invert: float = 0.0,
+    strokes: float = 0.0,
 ) -> tuple[torch.nn.Module, float]:
     """Train on real photos and rendered scenes; return the model and its fitted temperature.
 
     ``checks`` are scenes of the training designs rendered with another seed: printed each epoch
     and, with the real hold-out (if any), used to fit the temperature. ``real_share`` is the share
     of the real photos shown each epoch (default: all from scratch, half when fine-tuning).
+    ``fast`` trains a ``FastTileClassifier``. ``crops_file``: the scenes' and checks' crops are
+    read from it when ``scenes`` is None, else cut from them and saved to it (rendering is a
+    large part of a round; several candidates can share one set of crops).
     """
     rng = random.Random(seed)
     np_rng = np.random.default_rng(seed)
     torch.manual_seed(seed)
-    model = TileClassifier()
+    model = FastTileClassifier() if fast else TileClassifier()
     if init is not None:
         load_onnx_weights(model, init)
+    model = model.to(memory_format=torch.channels_last)
     lr = lr if lr is not None else (3e-3 if init is None else 1e-3)
     real_share = real_share if real_share is not None else (1.0 if init is None else 0.5)
-    scene_crops, scene_labels, scene_up = crops_of(scenes, rng, 0.06, copies, colour=False)
+    if scenes is None or checks is None:
+        if crops_file is None:
+            raise ValueError("no scenes and no crops file")
+        saved = np.load(crops_file)
+        scene_crops, scene_labels, scene_up = saved["crops"], saved["labels"], saved["upright"]
+        check_crops, check_labels = saved["check_crops"], saved["check_labels"]
+    else:
+        scene_crops, scene_labels, scene_up = crops_of(scenes, rng, 0.06, copies, colour=False)
+        check_crops, check_labels, _ = crops_of(checks, random.Random(0), 0.0, 1, colour=False)
+        if crops_file is not None:
+            np.savez(
+                crops_file,
+                crops=scene_crops,
+                labels=scene_labels,
+                upright=scene_up,
+                check_crops=check_crops,
+                check_labels=check_labels,
+            )
     print(f"{len(scene_crops)} scene crops", flush=True)
-    check_crops, check_labels, _ = crops_of(checks, random.Random(0), 0.0, 1, colour=False)
     real_checks = crops_of(holdout, random.Random(0), 0.0, 1, colour=False) if holdout else None
     batch_size = 64
     shown_real = round(len(real) * real_share)
@@ -483,7 +534,7 @@ def train_classifier(
             freeze_batch_norm(model)
         shown = real if shown_real >= len(real) else rng.sample(real, shown_real)
         real_crops, real_labels, real_up = crops_of(shown, rng, 0.07, 1, colour=True)
-        crops = np.concatenate([real_crops, light(scene_crops, np_rng, recolour)])
+        crops = restyle(np.concatenate([real_crops, light(scene_crops, np_rng, recolour)]), np_rng, invert, strokes)
         labels = np.concatenate([real_labels, scene_labels])
         upright = np.concatenate([real_up, scene_up])
         flip = np_rng.random(len(crops)) < 0.5  # upside down: the orientation label flips too
@@ -514,7 +565,7 @@ def train_classifier(
         labels = np.concatenate([labels, real_checks[1]])
     temperature = fit_temperature(logits, labels)
     print(f"temperature {temperature:.2f}", flush=True)
-    return model, temperature
+    return model.to(memory_format=torch.contiguous_format), temperature
 
 
 # ---------------------------------------------------------------- export
@@ -554,6 +605,10 @@ def main() -> int:
     parser.add_argument("--real-share", type=float, default=None, help="classifier: share of real photos per epoch")
     parser.add_argument("--extra-designs", action="store_true", help="scenes also use the EXTRA_DESIGNS seeds")
     parser.add_argument("--recolour", type=float, default=0.0, help="classifier: share of scene crops recoloured")
+    parser.add_argument("--invert", type=float, default=0.0, help="classifier: share of crops inverted")
+    parser.add_argument("--strokes", type=float, default=0.0, help="classifier: share of crops, ink thicker or thinner")
+    parser.add_argument("--net", choices=["standard", "fast"], default="standard", help="classifier network")
+    parser.add_argument("--crops", type=Path, default=None, help="classifier: scene crops (.npz), read if it exists")
     args = parser.parse_args()
     if args.data.resolve().name == "test" or "test" in args.data.resolve().parts[-2:]:
         parser.error("the test photos are for evaluation only")
@@ -584,6 +639,9 @@ def main() -> int:
         model = train_detector(real + scenes, holdout, checks, args.epochs or 5, args.seed, args.init, args.lr)
         dynamic = {"image": {2: "height", 3: "width"}, "output": {2: "rows", 3: "columns"}}
         export(model, torch.zeros(1, 3, INPUT_SIZE, INPUT_SIZE), args.out / "detector.onnx", dynamic)
+    elif args.crops is not None and args.crops.exists():
+        print(f"{len(real)} photos and the scene crops of {args.crops}, {len(holdout)} photos held out", flush=True)
+        scenes = checks = None
     else:
         scenes = render_scenes(
             args.scenes if args.scenes is not None else 200,
@@ -595,6 +653,7 @@ def main() -> int:
         )
         checks = render_scenes(30, args.seed * 1000 + 4, 720)
         print(f"{len(real)} photos and {len(scenes)} scenes, {len(holdout)} photos held out", flush=True)
+    if args.stage == "classifier":
         model, temperature = train_classifier(
             real,
             holdout,
@@ -607,6 +666,10 @@ def main() -> int:
             args.lr,
             args.real_share,
             args.recolour,
+            args.net == "fast",
+            args.crops,
+            args.invert,
+            args.strokes,
         )
         export(
             Calibrated(model, temperature),
@@ -614,7 +677,7 @@ def main() -> int:
             args.out / "classifier.onnx",
             {"image": {0: "n"}, "output": {0: "n"}},
         )
-    print(f"trained in {time.time() - start:.0f}s")
+    print(f"trained in {time.time() - start:.0f}s ({time.process_time() / 60:.1f} CPU-minutes in all)")
     return 0
 
 

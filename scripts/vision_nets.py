@@ -77,6 +77,34 @@ class TileClassifier(nn.Module):
         return self.features(x)
 
 
+class FastTileClassifier(nn.Module):
+    """The same crops and outputs as ``TileClassifier``, wider and deeper but cheaper to train.
+
+    The first convolution already halves the crop (a 48 px wide crop is mostly a tile scaled up
+    from 16-60 px, so little detail is lost), which leaves room for four stages of two
+    convolutions, 32 to 192 channels, at about 40% of ``TileClassifier``'s arithmetic: trained
+    from scratch on one core it sees about twice as many crops per minute.
+    """
+
+    def __init__(self, widths: tuple[int, int, int, int] = (32, 64, 128, 192)) -> None:
+        super().__init__()
+        layers: list[nn.Module] = [Normalise()]
+        previous = 3
+        for width in widths:
+            layers += [conv(previous, width, 2), conv(width, width)]
+            previous = width
+        self.features = nn.Sequential(
+            *layers,
+            nn.AdaptiveAvgPool2d(1),
+            nn.Flatten(),
+            nn.Dropout(0.2),
+            nn.Linear(previous, NUM_CLASSES + 1),
+        )
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.features(x)
+
+
 class Calibrated(nn.Module):
     """The classifier with its class logits divided by a fitted temperature (the exported model)."""
 

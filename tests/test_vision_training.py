@@ -1,0 +1,77 @@
+"""Pieces of the training script that decide what the classifier learns: the per-epoch restyling
+of crops (inverted sets, other stroke weights) and the fast network, which must export and load
+back for fine-tuning. Needs the training extras (torch, onnx); skips without them."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch", reason="needs the training extras: pip install -e '.[train]'")
+pytest.importorskip("onnx", reason="needs the training extras: pip install -e '.[train]'")
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "scripts"))
+
+from train_vision import Calibrated, export, load_onnx_weights, restyle  # noqa: E402
+from vision_nets import FastTileClassifier  # noqa: E402
+
+from vision.classes import NUM_CLASSES  # noqa: E402
+from vision.classifier import CROP_HEIGHT, CROP_WIDTH  # noqa: E402
+
+
+def ivory_crop_with_a_red_bar() -> np.ndarray:
+    """An ivory tile face (230, 225, 210) with a red bar one pixel wide down the middle."""
+    crop = np.empty((CROP_HEIGHT, CROP_WIDTH, 3), dtype=np.uint8)
+    crop[:] = (230, 225, 210)
+    crop[8:56, 24] = (200, 30, 30)
+    return crop
+
+
+def test_inverting_gives_a_dark_face_with_light_ink() -> None:
+    crops = np.stack([ivory_crop_with_a_red_bar()] * 200)
+    out = restyle(crops, np.random.default_rng(0), invert=1.0)
+    face, ink = out[:, 0, 0].astype(int), out[:, 30, 24].astype(int)
+    assert (face.mean(axis=1) < 60).all()  # every crop's face turned dark
+    assert (ink.mean(axis=1) > face.mean(axis=1) + 40).all()  # and its ink lighter than the face
+    full = (out[:, 30, 24] == 255 - crops[0, 30, 24]).all(axis=1)
+    assert 60 < full.sum() < 140  # about half fully inverted (cyan ink) ...
+    assert (out[~full, 30, 24, 0] > out[~full, 30, 24, 1] + 100).all()  # ... the rest keep red ink
+    assert (crops == ivory_crop_with_a_red_bar()).all()  # the input is left alone
+
+
+def test_strokes_get_thicker_or_thinner() -> None:
+    crops = np.stack([ivory_crop_with_a_red_bar()] * 200)
+    out = restyle(crops, np.random.default_rng(1), strokes=1.0)
+    red_columns = (out[:, 30, :, 1] < 100).sum(axis=1)
+    assert set(red_columns.tolist()) == {0, 3}  # the bar vanished or grew to three pixels
+    assert 60 < (red_columns == 3).sum() < 140
+
+
+def test_nothing_changes_at_zero_shares() -> None:
+    crops = np.random.default_rng(2).integers(0, 256, (20, CROP_HEIGHT, CROP_WIDTH, 3), dtype=np.uint8)
+    assert (restyle(crops, np.random.default_rng(3)) == crops).all()
+
+
+def test_the_fast_classifier_exports_and_loads_back_for_fine_tuning(tmp_path: Path) -> None:
+    """``--init`` reads an exported model back (batch norms folded): the same outputs both ways."""
+    torch.manual_seed(0)
+    model = FastTileClassifier()
+    with torch.no_grad():  # batch-norm statistics that are not the identity, so folding matters
+        for module in model.modules():
+            if isinstance(module, torch.nn.BatchNorm2d):
+                module.running_mean.uniform_(-0.2, 0.2)
+                module.running_var.uniform_(0.5, 2.0)
+    model.eval()
+    export(Calibrated(model, 1.0), torch.zeros(1, 3, CROP_HEIGHT, CROP_WIDTH), tmp_path / "c.onnx", {})
+    loaded = FastTileClassifier()
+    load_onnx_weights(loaded, tmp_path / "c.onnx")
+    loaded.eval()
+    pixels = torch.rand(4, 3, CROP_HEIGHT, CROP_WIDTH)
+    with torch.no_grad():
+        original, again = model(pixels), loaded(pixels)
+    assert original.shape == (4, NUM_CLASSES + 1)
+    assert torch.allclose(original, again, atol=1e-4)
