@@ -21,6 +21,18 @@ sent as late and as seldom as the players allow:
   mentions the person. When the timer ran out and the computer played for someone, their DM says
   what it did.
 
+**Several workers** (``runner.shared``): what each DM shows is the database's, not a worker's
+memory. The hand's messages per seat (``storage.seat_messages``: the DM picture with digests of its
+picture, caption and buttons and the decision it shows; the ping or reminder and the decision it is
+for; the latest notice; the group's mention) are read with each step's catch-up and written while
+the writer holds the table (``runner.current()``), so whichever worker serves a table next edits the
+DM message the hand has (never an earlier hand's), skips a redraw of what it already shows, and
+deletes a ping another worker sent. A decision's ping and reminder are a database timer
+(``runner.ping_key``) set when the DM first shows it: any worker fires it, even after the worker
+that set it died, and sends it only if the decision is still open and not pinged yet. Stale pings
+and mentions are deleted by the worker that finds them stale, and only by the one whose
+conditional delete of the row succeeds.
+
 Rendering runs in a worker thread so a busy table never blocks the event loop.
 """
 
@@ -45,11 +57,12 @@ from telegram.error import BadRequest, Forbidden, TelegramError
 from bot.i18n import Translator, translator
 from bot.messaging import is_not_modified
 from bot.table import callbacks, views
-from bot.table.runner import TableRunner, settlement_key
+from bot.table.runner import TableRunner, ping_key, settlement_key
 from engine.events import Event, EventType
 from engine.game import Phase
 from rendering.models import ResultCard, TableView
 from storage import Storage, StorageError
+from storage.models import JSON, SeatMessage
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -91,6 +104,7 @@ class SeatShow:
     notice: int | None = None  # "the computer played for you"
     mention: int | None = None  # the group message that mentions this person
     expiries: int = 0  # the runner's count of run-out timers, as last seen
+    rearm: bool = False  # several workers: the person picked, so the unsent ping waits its grace again
 
 
 @dataclass
@@ -186,7 +200,9 @@ class TelegramPresenter:
         if runner.table_id in self._shows and seat in self._shows[runner.table_id].seats:
             opened = self._note_decision(runner, seat)
             seat_show = self._shows[runner.table_id].seats[seat]
-            if (not opened and seat_show.decision is not None and seat_show.armed == seat_show.decision
+            if runner.shared:
+                seat_show.rearm = not opened  # the DM update that shows the pick sets the ping again
+            elif (not opened and seat_show.decision is not None and seat_show.armed == seat_show.decision
                     and seat_show.ping_for != seat_show.decision):
                 self._arm_pings(runner, seat, seat_show)
             self._want_seat(runner, seat, picture=opened, text=True)
@@ -250,23 +266,183 @@ class TelegramPresenter:
 
     async def caught_up(self, runner: TableRunner) -> None:
         """Another worker moved the table on and showed it: what this worker remembers of the
-        messages is stale, so its next update draws them in full. The decisions it shows are
-        noted as pinged (the other worker pinged them) without a reminder of this worker's."""
+        messages is stale, so its next update checks them against the database (``_adopt_dm``:
+        the hand's own DM message and what it shows; its pings are the database's too)."""
         show = self._shows.get(runner.table_id)
         if show is None:
             return
         table = await self.storage.get_table(runner.table_id)
         show.message_id, show.group_shown = table.message_id or show.message_id, None
         for seat, seat_show in show.seats.items():
-            seat_show.message_id = table.dm_message_ids[seat] or seat_show.message_id
             seat_show.picture = seat_show.caption = seat_show.buttons = None
             seat_show.expiries = runner.state[seat].expiries
             state = runner.state[seat]
             seat_show.decision = None if (state.auto or runner.game.over) else state.prompt_seq
-            seat_show.ping_for = seat_show.armed = seat_show.decision
-            if seat_show.reminder is not None:
-                seat_show.reminder.cancel()
-                seat_show.reminder = None
+
+    def _adopt_dm(self, runner: TableRunner, seat: int, seat_show: SeatShow) -> None:
+        """Several workers, holding the table: take the hand's DM message for the seat and what it
+        shows from the database (another worker may have sent or edited it since this one did). With
+        none stored, the hand has no DM yet, unless this worker remembers one it could not store
+        (or the hand was dealt before DMs were stored: the resumed ids)."""
+        stored = runner.messages.get((seat, "dm"))
+        if stored is None:
+            return
+        seat_show.message_id = stored.message_id
+        picture = stored.shows.get("picture")
+        seat_show.picture = tuple(picture) if picture is not None else None
+        seat_show.caption, seat_show.buttons = stored.shows.get("caption"), stored.shows.get("buttons")
+
+    def _open_decision(self, runner: TableRunner, seat: int) -> int | None:
+        state = runner.state[seat]
+        return None if (state.auto or runner.game.over or runner.closed) else state.prompt_seq
+
+    async def _keep(self, runner: TableRunner, seat: int, kind: str, message_id: int, shows: JSON) -> bool:
+        """Store the seat's message of ``kind`` in place of the one the table's copy has (holding the
+        table, so no other worker writes it meanwhile); False (and logged) if another one was there."""
+        old = runner.messages.get((seat, kind))
+        if old is not None and old.message_id == message_id and old.shows == shows:
+            return True
+        written = await self.storage.put_seat_message(runner.hand.id, seat, kind, message_id, shows,
+                                                      replacing=None if old is None else old.message_id)
+        if written:
+            runner.messages[(seat, kind)] = SeatMessage(seat, kind, message_id, shows)
+        else:
+            log.warning("table %s seat %s: the %s message was replaced meanwhile", runner.table_id, seat, kind)
+        return written
+
+    async def _store_dm(self, runner: TableRunner, seat: int, seat_show: SeatShow) -> None:
+        """Several workers, holding the table: the DM as shown now, and the open decision it shows.
+        A decision the DM shows for the first time (or again after a pick) gets its turn ping,
+        unless one was sent for it already."""
+        if seat_show.message_id is None:
+            return
+        decision = self._open_decision(runner, seat)
+        old = runner.messages.get((seat, "dm"))
+        picture = list(seat_show.picture) if isinstance(seat_show.picture, tuple) else None
+        shows = {"picture": picture, "caption": seat_show.caption, "buttons": seat_show.buttons, "decision": decision}
+        await self._keep(runner, seat, "dm", seat_show.message_id, shows)
+        rearm, seat_show.rearm = seat_show.rearm, False
+        if decision is None or not (rearm or old is None or old.shows.get("decision") != decision):
+            return
+        ping = runner.messages.get((seat, "ping"))
+        if ping is not None and ping.shows.get("decision") == decision:
+            return  # pinged already: the reminder stays as set
+        left, lead = self._time_left(runner, seat)
+        until_reminder = left - lead
+        if until_reminder > 0:
+            runner.scheduler.start(ping_key(runner.table_id, seat), min(PING_GRACE, until_reminder / 2), _fired,
+                                   data={"seq": decision, "stage": "ping"})  # type: ignore[call-arg]
+        else:  # the DM shows the decision only at the reminder's time: the reminder pings
+            runner.scheduler.start(ping_key(runner.table_id, seat), 0, _fired,
+                                   data={"seq": decision, "stage": "reminder"})  # type: ignore[call-arg]
+
+    @staticmethod
+    def _time_left(runner: TableRunner, seat: int) -> tuple[float, float]:
+        """Seconds until the seat's decision times out, and how long before that the reminder comes."""
+        seconds = runner.decision_seconds(seat)
+        deadline = runner.state[seat].deadline
+        return (seconds if deadline is None else deadline - time.time()), min(REMINDER_LEAD, seconds / 2)
+
+    async def _stale_messages(self, runner: TableRunner, seat: int) -> list[tuple[int, int]]:
+        """Several workers, holding the table: the pings and mentions of decisions no longer open are
+        forgotten; the (chat, message) pairs this worker must delete, those whose rows it removed."""
+        decision = self._open_decision(runner, seat)
+        stale: list[tuple[int, int]] = []
+        for kind, chat_id in (("ping", runner.seats[seat].user_id), ("mention", runner.chat_id)):
+            kept = runner.messages.get((seat, kind))
+            if kept is None or chat_id is None or kept.shows.get("decision") == decision:
+                continue
+            if await self.storage.drop_seat_message(runner.hand.id, seat, kind, kept.message_id):
+                stale.append((chat_id, kept.message_id))
+            runner.messages.pop((seat, kind), None)
+        return stale
+
+    async def ping_due(self, runner: TableRunner, seat: int, decision: int, stage: str) -> None:
+        """Several workers: a decision's ping (or its reminder) came due, on whichever worker claimed
+        it. Sent holding the table, only while the decision is open and not pinged (or reminded)
+        yet, and stored at once: a worker that closes the decision later finds it and deletes it."""
+        user_id = runner.seats[seat].user_id
+        show = self._shows.get(runner.table_id)
+        if user_id is None or show is None or seat not in show.seats:
+            return
+        texts = self.seat_texts(runner, seat)
+        replaced: list[tuple[int, int]] = []
+        async with self._turn(user_id), runner.current():
+            if self._open_decision(runner, seat) != decision:
+                return  # made meanwhile
+            ping = runner.messages.get((seat, "ping"))
+            if ping is not None and ping.shows.get("decision") == decision and (
+                    stage == "ping" or ping.shows.get("stage") == "reminder"):
+                return  # sent already, by this worker or another
+            left, lead = self._time_left(runner, seat)
+            if stage == "ping":
+                text = views.prompt_line(runner, seat, texts) + "\n" + texts.t(
+                    "{n} seconds to decide.", n=max(int(left), 1))
+            else:
+                text = texts.t("{n} seconds left.", n=max(round(left), 1))
+            try:
+                sent = await self.bot.send_message(user_id, text)
+            except TelegramError as error:
+                log.info("could not ping %s: %s", user_id, error)
+                return
+            if not await self._keep(runner, seat, "ping", sent.message_id, {"decision": decision, "stage": stage}):
+                replaced.append((user_id, sent.message_id))
+            elif ping is not None:
+                replaced.append((user_id, ping.message_id))
+            notice = runner.messages.get((seat, "notice"))
+            if notice is not None and await self.storage.drop_seat_message(runner.hand.id, seat, "notice",
+                                                                           notice.message_id):
+                runner.messages.pop((seat, "notice"), None)
+                replaced.append((user_id, notice.message_id))
+            if stage == "ping" and left - lead > 0:
+                runner.scheduler.start(ping_key(runner.table_id, seat), left - lead, _fired,
+                                       data={"seq": decision, "stage": "reminder"})  # type: ignore[call-arg]
+        for chat_id, message_id in replaced:
+            await self._delete(chat_id, message_id)
+        if stage == "reminder":
+            await self._mention(runner, seat, decision, left)
+
+    async def _mention(self, runner: TableRunner, seat: int, decision: int, left: float) -> None:
+        """Several workers: the group mentions the person whose decision waits (once per decision)."""
+        show = self._shows.get(runner.table_id)
+        user_id = runner.seats[seat].user_id
+        if show is None or user_id is None:
+            return
+        who = f'<a href="tg://user?id={user_id}">{html.escape(runner.seats[seat].name)}</a>'
+        line = show.group_texts.t("{name}, it is your turn: {n} seconds left.", name=who, n=max(round(left), 1))
+        await self._group_budget(show)
+        replaced: list[int] = []
+        async with self._turn(runner.chat_id), runner.current():
+            if self._open_decision(runner, seat) != decision:
+                return
+            mention = runner.messages.get((seat, "mention"))
+            if mention is not None and mention.shows.get("decision") == decision:
+                return
+            sent = await self._send_group_text(runner, line, html_text=True)
+            if sent is None:
+                return
+            if not await self._keep(runner, seat, "mention", sent.message_id, {"decision": decision}):
+                replaced.append(sent.message_id)
+            elif mention is not None:
+                replaced.append(mention.message_id)
+        for message_id in replaced:
+            await self._delete(runner.chat_id, message_id)
+
+    async def _shared_notice(self, runner: TableRunner, seat: int, user_id: int, text: str) -> None:
+        """Several workers: "the computer played for you", in place of the hand's earlier notice."""
+        replaced: list[int] = []
+        try:
+            async with self._turn(user_id), runner.current():
+                sent = await self.bot.send_message(user_id, text)
+                old = runner.messages.get((seat, "notice"))
+                if not await self._keep(runner, seat, "notice", sent.message_id, {"seq": runner.logged}):
+                    replaced.append(sent.message_id)
+                elif old is not None:
+                    replaced.append(old.message_id)
+        except (TelegramError, StorageError) as error:
+            log.info("could not tell %s what the computer did: %s", user_id, error)
+        for message_id in replaced:
+            await self._delete(user_id, message_id)
 
     # --- languages ---------------------------------------------------------------------------
 
@@ -499,6 +675,8 @@ class TelegramPresenter:
                     seat_show.due = math.inf
                 shown = seat_show.decision
                 await self._update_seat(runner, seat, seat_show, picture)
+                if runner.shared:
+                    continue  # its pings are the database's (set and dropped within the update)
                 await self._drop_stale_ping(runner, seat, seat_show)
                 if shown is not None and seat_show.decision == shown and seat_show.armed != shown:
                     # The grace runs from when the person could see the decision, not from when
@@ -523,26 +701,39 @@ class TelegramPresenter:
         )
         return inputs, views.seat_caption(runner, seat, texts), views.seat_keyboard(runner, seat, texts)
 
-    async def _update_seat(self, runner: TableRunner, seat: int, seat_show: SeatShow, picture: bool) -> None:
-        user_id = runner.seats[seat].user_id
-        if user_id is None:
-            return
-        inputs, caption, markup = self._seat_wanted(runner, seat)
-        redraw = seat_show.message_id is None or (picture and inputs != seat_show.picture)
-        if redraw and seat_show.message_id is not None and _only_the_table_moved(runner, inputs, seat_show.picture):
+    def _redraw(self, runner: TableRunner, seat: int, seat_show: SeatShow, picture: bool,
+                wanted: tuple[tuple[Any, ...], str, Markup]) -> tuple[bool, bool]:
+        """Whether the DM needs a new picture, and whether it needs any call at all, compared with
+        what it shows (``_keys``)."""
+        keys = _keys(runner, *wanted)
+        redraw = seat_show.message_id is None or (picture and keys[0] != seat_show.picture)
+        if redraw and seat_show.message_id is not None and _only_the_table_moved(runner, keys[0], seat_show.picture):
             # A claim on another's discard: the caption and buttons name the tile, the person's own
             # tiles did not change; the table part of the picture catches up a little later.
             redraw = False
             self._want_seat(runner, seat, picture=False)
-        buttons = markup.to_dict() if markup is not None else None
-        if not redraw and caption == seat_show.caption and buttons == seat_show.buttons:
+        return redraw, redraw or keys[1:] != (seat_show.caption, seat_show.buttons)
+
+    async def _update_seat(self, runner: TableRunner, seat: int, seat_show: SeatShow, picture: bool) -> None:
+        user_id = runner.seats[seat].user_id
+        if user_id is None:
+            return
+        redraw, changed = self._redraw(runner, seat, seat_show, picture, self._seat_wanted(runner, seat))
+        if not changed:
             return  # nothing to change: no turn taken
+        stale: list[tuple[int, int]] = []
         try:
             async with self._turn(user_id), runner.current():  # several workers: the table's state now
-                inputs, caption, markup = self._seat_wanted(runner, seat)  # the latest, after the wait
-                buttons = markup.to_dict() if markup is not None else None
-                await self._show_seat(runner, seat, seat_show, user_id, inputs, caption, markup, redraw)
-            seat_show.caption, seat_show.buttons = caption, buttons
+                wanted = self._seat_wanted(runner, seat)  # the latest, after the wait
+                if runner.shared:  # what the DM shows is the database's: another worker may have drawn it
+                    self._adopt_dm(runner, seat, seat_show)
+                    redraw, changed = self._redraw(runner, seat, seat_show, picture, wanted)
+                if changed:
+                    await self._show_seat(runner, seat, seat_show, user_id, *wanted, redraw)
+                    seat_show.caption, seat_show.buttons = _keys(runner, *wanted)[1:]
+                if runner.shared:
+                    await self._store_dm(runner, seat, seat_show)
+                    stale = await self._stale_messages(runner, seat)
         except Forbidden:
             await self.storage.save_user(user_id, started_dm=False)
             asyncio.get_running_loop().create_task(runner.take_over(seat, "blocked"))
@@ -551,16 +742,19 @@ class TelegramPresenter:
         except StorageError as error:  # several workers: the table out of reach (database restarting)
             log.warning("table %s seat %s: the DM waits for the database: %s", runner.table_id, seat, error)
             seat_show.due = min(seat_show.due, time.monotonic() + DM_RETRY_SECONDS)
+        for chat_id, message_id in stale:
+            await self._delete(chat_id, message_id)
 
     async def _show_seat(self, runner: TableRunner, seat: int, seat_show: SeatShow, user_id: int,
                          inputs: tuple[Any, ...], caption: str, markup: Markup, redraw: bool) -> None:
         """One call: a new photo, a new picture, or only the caption and buttons."""
-        if redraw and inputs == seat_show.picture and seat_show.message_id is not None:
+        picture_key, caption_key, _ = _keys(runner, inputs, caption, markup)
+        if redraw and picture_key == seat_show.picture and seat_show.message_id is not None:
             redraw = False
         if not redraw:
             assert seat_show.message_id is not None
             try:
-                if caption == seat_show.caption:
+                if caption_key == seat_show.caption:
                     await self.bot.edit_message_reply_markup(chat_id=user_id, message_id=seat_show.message_id,
                                                              reply_markup=markup)
                 else:
@@ -581,16 +775,16 @@ class TelegramPresenter:
                 )
                 if isinstance(edited, Message):
                     self._uploads.remember(image, edited)
-                seat_show.picture = inputs
+                seat_show.picture = picture_key
                 return
             except BadRequest as error:
                 if is_not_modified(error):
-                    seat_show.picture = inputs
+                    seat_show.picture = picture_key
                     return
                 log.info("table %s seat %s: sending a new DM (%s)", runner.table_id, seat, error)
         sent = await self.bot.send_photo(user_id, self._uploads.media(image), caption=caption, reply_markup=markup)
         self._uploads.remember(image, sent)
-        seat_show.picture = inputs
+        seat_show.picture = picture_key
         seat_show.message_id = sent.message_id
         await self.storage.set_table_message(runner.table_id, sent.message_id, seat=seat)
 
@@ -692,6 +886,10 @@ class TelegramPresenter:
         text = texts.t("Time ran out; the computer played for you: {action}.",
                        action=views.played_label(action, texts))
 
+        if runner.shared:
+            asyncio.get_running_loop().create_task(self._shared_notice(runner, seat, user_id, text))
+            return
+
         async def notice() -> None:
             old, seat_show.notice = seat_show.notice, None
             try:
@@ -726,6 +924,24 @@ class TelegramPresenter:
     async def close(self) -> None:
         for table_id in list(self._shows):
             await self._drop(table_id)
+
+
+async def _fired() -> None:
+    """A database timer's callback on the worker that set it: unused, ``Tables.fire`` fires it."""
+
+
+def _digest(value: object) -> str:
+    return hashlib.blake2b(repr(value).encode(), digest_size=8).hexdigest()
+
+
+def _keys(runner: TableRunner, inputs: tuple[Any, ...], caption: str, markup: Markup) -> tuple[Any, Any, Any]:
+    """What a DM's picture, caption and buttons are compared by: the values themselves, or with
+    several workers short digests of them, which the database keeps for every worker
+    (``repr`` of plain data, the same in every process)."""
+    buttons = markup.to_dict() if markup is not None else None
+    if not runner.shared:
+        return inputs, caption, buttons
+    return tuple(_digest(part) for part in inputs), _digest(caption), _digest(buttons)
 
 
 def _only_the_table_moved(runner: TableRunner, inputs: tuple[Any, ...], shown: object) -> bool:

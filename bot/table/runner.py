@@ -39,7 +39,7 @@ from engine.events import Event
 from engine.game import Game, Phase
 from engine.rules import RuleSet
 from storage import HandClosed, InvalidWrite, NotFound, SequenceConflict, Storage, StorageError
-from storage.models import JSON, Hand, HandStatus
+from storage.models import JSON, Hand, HandStatus, SeatMessage
 
 log = logging.getLogger(__name__)
 
@@ -73,7 +73,15 @@ def parse_timer(key: str) -> tuple[str, int, int | None] | None:
         return "deadline", int(parts[0]), int(parts[1])
     if kind == "xz-wake" and len(parts) == 1:
         return "wake", int(parts[0]), None
+    if kind == "xz-ping" and len(parts) == 2:
+        return "ping", int(parts[0]), int(parts[1])
     return None
+
+
+def ping_key(table_id: int, seat: int) -> str:
+    """The timer key of a decision's turn ping (then its reminder), several workers: set by the
+    worker whose DM showed the decision, fired by whichever worker claims it (``presenter.ping_due``)."""
+    return f"xz-ping:{table_id}:{seat}"
 
 
 def wake_key(table_id: int) -> str:
@@ -142,6 +150,7 @@ class SeatState:
     auto: bool = False  # 托管: a computer player acts until the player presses "I'm back"
     left: bool = False  # the person left (/leave) or was removed (/kick): a computer plays to the end
     swap_pick: list[int] = field(default_factory=list)  # positions in the sorted hand
+    deadline: float | None = None  # when the open prompt's timer runs out (UTC timestamp), if it has one
 
 
 class TableRunner:
@@ -184,6 +193,9 @@ class TableRunner:
         self.shared = bool(getattr(storage, "shared", False))  # other processes may decide for this table too
         self._saved_states: JSON | None = None  # the seat states as last saved or loaded
         self._states_version = 0
+        # Several workers: the hand's messages per (seat, kind) as stored (``storage.seat_messages``),
+        # read at each step's catch-up; the presenter reads and writes them while it holds the table.
+        self.messages: dict[tuple[int, str], SeatMessage] = {}
 
     # --- facts the presenter and handlers ask for ----------------------------------------
 
@@ -426,20 +438,21 @@ class TableRunner:
             state = self.state[seat]
             legal = tuple(self.game.legal_actions(seat)) if seat in pending else ()
             if seat not in pending:
-                state.prompt_seq, state.legal = None, ()
+                state.prompt_seq, state.legal, state.deadline = None, (), None
                 if self.game.phase is not Phase.SWAP:
                     state.swap_pick.clear()
-                self.scheduler.cancel(self._timer_name(seat))
+                self._cancel_timers(seat)
                 continue
             if state.prompt_seq is not None and legal == state.legal and seat not in force:
                 continue
-            state.prompt_seq, state.legal = self.logged, legal
-            self.scheduler.cancel(self._timer_name(seat))
+            state.prompt_seq, state.legal, state.deadline = self.logged, legal, None
+            self._cancel_timers(seat)
             if not self.controlled(seat):
                 self._start_timer(seat, self.logged)
 
     def _start_timer(self, seat: int, seq: int) -> None:
         name, seconds = self._timer_name(seat), self.decision_seconds(seat)
+        self.state[seat].deadline = time.time() + seconds
         if self.shared:  # any worker may fire it: the timer carries the decision it is for
             self.scheduler.start(name, seconds, lambda: self.expire(seat, seq), data={"seq": seq})  # type: ignore[call-arg]
         else:
@@ -447,6 +460,13 @@ class TableRunner:
 
     def _timer_name(self, seat: int) -> str:
         return f"xz-timer:{self.table_id}:{seat}"
+
+    def _cancel_timers(self, seat: int) -> None:
+        """The seat's decision closed (or passed to the computer): its deadline goes, and with several
+        workers its turn ping too (a ping is otherwise the presenter's, armed once the DM shows it)."""
+        self.scheduler.cancel(self._timer_name(seat))
+        if self.shared:
+            self.scheduler.cancel(ping_key(self.table_id, seat))
 
     def _arm_wake(self) -> None:
         """Several workers: push back the table's watch after a step (cancel it once the hand is over)."""
@@ -501,6 +521,7 @@ class TableRunner:
     async def _catch_up(self) -> None:
         """Apply what other workers logged since this copy's last step, and take their seat states."""
         progress = await self.storage.hand_progress(self.hand.id, self.logged)
+        self.messages = {(m.seat, m.kind): m for m in progress.messages}
         events: list[Event] = []
         try:
             for logged in progress.actions:
@@ -558,7 +579,8 @@ class TableRunner:
 
     def _states(self) -> JSON:
         return {"logged": self.logged, "seats": [
-            {"prompt": s.prompt_seq, "auto": s.auto, "left": s.left, "expiries": s.expiries, "pick": list(s.swap_pick)}
+            {"prompt": s.prompt_seq, "auto": s.auto, "left": s.left, "expiries": s.expiries, "pick": list(s.swap_pick),
+             "deadline": s.deadline}
             for s in self.state
         ]}
 
@@ -573,6 +595,7 @@ class TableRunner:
             state.swap_pick = list(kept["pick"])
             state.prompt_seq = kept["prompt"] if seat in pending and current else None
             state.legal = tuple(self.game.legal_actions(seat)) if state.prompt_seq is not None else ()
+            state.deadline = kept.get("deadline") if state.prompt_seq is not None else None
         self._saved_states = self._states()
         return bool(current)
 
@@ -614,7 +637,7 @@ class TableRunner:
             if self.state[seat].auto or self.seats[seat].computer:
                 return
             self.state[seat].auto = True
-            self.scheduler.cancel(self._timer_name(seat))
+            self._cancel_timers(seat)
         await self.presenter.seat_controlled(self, seat, reason)
         self._kick()
 
@@ -625,7 +648,7 @@ class TableRunner:
             if self.seats[seat].computer or state.left or self.game.over or self.closed:
                 return False
             state.auto = state.left = True
-            self.scheduler.cancel(self._timer_name(seat))
+            self._cancel_timers(seat)
         await self.presenter.prompt(self, seat)
         self._kick()
         return True

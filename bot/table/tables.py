@@ -219,8 +219,8 @@ class Tables:
             return runner
 
     async def fire(self, timer: Timer) -> None:
-        """A timer from the database, claimed by this worker: a decision's deadline, a table's
-        watch, or a hand to resume after a start."""
+        """A timer from the database, claimed by this worker: a decision's deadline or turn ping, a
+        table's watch, or a hand to resume after a start."""
         if timer.key.startswith(RESUME_TIMER):
             await self._resume_one(int(timer.key[len(RESUME_TIMER):]))
             return
@@ -234,6 +234,9 @@ class Tables:
             return  # the hand is over (or voided): its timers are spent
         if kind == "deadline" and seat is not None:
             await runner.expire(seat, int(timer.data.get("seq", -1)))
+        elif kind == "ping" and seat is not None:
+            await self.presenter.ping_due(runner, seat, int(timer.data.get("seq", -1)),
+                                          str(timer.data.get("stage", "ping")))
         else:
             await runner.wake()
 

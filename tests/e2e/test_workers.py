@@ -30,7 +30,8 @@ import pytest
 from aiohttp import web
 from fake_telegram import ChatMessage, FakeChat, FakeTelegram, FakeUser
 from harness import BotFactory, clean_environment
-from table_players import HumanPlayer, alone_at_a_table, open_lobby, start_game
+from table_players import HumanPlayer, alone_at_a_table, game_buttons, hand_message, open_lobby, start_game
+from test_turn_pings import swap_three
 
 from bot import tallies
 from bot.services import services
@@ -44,6 +45,8 @@ TABLES = 3
 SETTLED = re.compile(r"^Hand \d+ settled")
 TABLE_PICTURE = re.compile(r"^Hand \d+ · ")
 KILL_AFTER_ACTIONS = 30  # logged in the hands still in play, before the kill
+PING = re.compile(r"seconds (to decide|left)\.$")  # a turn ping, or its reminder
+MENTION = re.compile(r"it is your turn: \d+ seconds left")
 
 
 def free_port() -> int:
@@ -57,6 +60,7 @@ class Splitter:
 
     def __init__(self, ports: list[int]) -> None:
         self.ports = ports
+        self.first: int | None = None  # a port to try before the others (else a random order)
         self.sent: Counter[int] = Counter()
         self._random = random.Random(18)
         self._runner: web.AppRunner | None = None
@@ -79,7 +83,10 @@ class Splitter:
         headers = {k: v for k, v in request.headers.items() if k.lower().startswith("x-telegram")}
         headers["Content-Type"] = "application/json"
         assert self._session is not None
-        for port in self._random.sample(self.ports, len(self.ports)):
+        order = self._random.sample(self.ports, len(self.ports))
+        if self.first is not None:
+            order.sort(key=lambda port: port != self.first)
+        for port in order:
             try:
                 async with self._session.post(f"http://127.0.0.1:{port}/hook", data=body, headers=headers) as answer:
                     if answer.status < 500:
@@ -96,12 +103,14 @@ class Splitter:
             await self._runner.cleanup()
 
 
-async def start_worker(telegram: FakeTelegram, db: str, hook: str, port: int, log: Path) -> asyncio.subprocess.Process:
+async def start_worker(telegram: FakeTelegram, db: str, hook: str, port: int, log: Path,
+                       **settings: str) -> asyncio.subprocess.Process:
     env = {k: v for k, v in os.environ.items() if k not in clean_environment()}
     env.update(TELEGRAM_BOT_TOKEN=telegram.token, XUEZHAN_API_URL=telegram.base_url, XUEZHAN_DB=db,
                XUEZHAN_WEBHOOK_URL=hook, XUEZHAN_WEBHOOK_PORT=str(port), XUEZHAN_WEBHOOK_LISTEN="127.0.0.1",
                XUEZHAN_LANG="en", XUEZHAN_COMPUTER_DELAY="0", XUEZHAN_GROUP_UPDATE_SECONDS="1",
                XUEZHAN_DISCARD_SECONDS="3", XUEZHAN_CLAIM_SECONDS="2")
+    env.update(settings)
     with log.open("wb") as out:
         return await asyncio.create_subprocess_exec(
             sys.executable, "-m", "cli.main", "run", "--env-file", str(log.parent / "none.env"),
@@ -119,6 +128,22 @@ async def listening(port: int, process: asyncio.subprocess.Process, log: Path, t
             return
         await asyncio.sleep(0.2)
     raise AssertionError(f"worker on port {port} never listened:\n{log.read_text()[-3000:]}")
+
+
+def pings(telegram: FakeTelegram, person: FakeUser, *, deleted: bool = False) -> list[ChatMessage]:
+    """The turn pings and reminders in the person's DM (by default those not deleted)."""
+    found = telegram.all_bot_messages(person) if deleted else telegram.bot_messages(person)
+    return [m for m in found if m.text and PING.search(m.text)]
+
+
+def mentions(telegram: FakeTelegram, group: FakeChat) -> list[ChatMessage]:
+    """The group's mentions of a person whose turn waits, not deleted."""
+    return [m for m in telegram.bot_messages(group) if MENTION.search(m.shown_text)]
+
+
+def dm_pictures(telegram: FakeTelegram, person: FakeUser) -> list[int]:
+    """Every hand picture the bot ever sent the person (a hand has one, edited as it goes)."""
+    return [m.message_id for m in telegram.all_bot_messages(person) if m.photo_file_id is not None]
 
 
 def table_pictures(telegram: FakeTelegram, group: FakeChat) -> list[int]:
@@ -161,11 +186,27 @@ class Workers:
 
 @pytest.fixture
 async def two_workers(telegram: FakeTelegram, postgres_server, tmp_path: Path) -> AsyncIterator[Workers]:
+    async with running_workers(telegram, postgres_server, tmp_path) as workers:
+        yield workers
+
+
+@pytest.fixture
+async def patient_workers(telegram: FakeTelegram, postgres_server, tmp_path: Path) -> AsyncIterator[Workers]:
+    """Two workers whose people have a minute for each decision: time for a ping, a kill and a
+    press before any deadline."""
+    async with running_workers(telegram, postgres_server, tmp_path, XUEZHAN_DISCARD_SECONDS="60",
+                               XUEZHAN_CLAIM_SECONDS="60") as workers:
+        yield workers
+
+
+@contextlib.asynccontextmanager
+async def running_workers(telegram: FakeTelegram, postgres_server, tmp_path: Path,
+                          **settings: str) -> AsyncIterator[Workers]:
     db = await postgres_server.create_database()
     ports = [free_port(), free_port()]
     splitter = await Splitter(ports).start()
     logs = [tmp_path / f"worker{i}.log" for i in range(2)]
-    processes = [await start_worker(telegram, db, splitter.url, port, log)
+    processes = [await start_worker(telegram, db, splitter.url, port, log, **settings)
                  for port, log in zip(ports, logs, strict=True)]
     store = await open_storage(db)
     try:
@@ -263,6 +304,12 @@ async def test_hand_after_hand_at_two_workers_each_taking_up_what_the_other_deal
         await play(telegram, group, player, until, cards=number)
         cards = settlement_cards(telegram, group)
         assert len(cards) == number, f"hand {number} never finished: {two_workers.log_tail(0)}"
+        # Pings and mentions sent by either worker are deleted by whichever closed their decision:
+        # none is left once the hand is over.
+        await telegram.wait_for(lambda: not pings(telegram, person) and not mentions(telegram, group), timeout=20,
+                                what=f"hand {number}'s pings and mentions deleted: {pings(telegram, person)} "
+                                     f"{mentions(telegram, group)}")
+        assert len(dm_pictures(telegram, person)) == number  # each hand its own DM, never an earlier one's
         if number < 3:
             await (await person.press(cards[-1], "Next hand")).answer()
     store = two_workers.store
@@ -378,3 +425,41 @@ async def test_a_worker_restarted_while_the_other_serves_announces_nothing_and_t
     (hand,) = await store.table_hands(table.id)
     await books_match_the_log(store, hand)
     assert await store.verify() == []
+
+
+async def test_the_worker_showing_a_decision_is_killed_and_the_other_edits_that_dm_and_deletes_its_ping(
+    telegram: FakeTelegram, patient_workers: Workers
+) -> None:
+    """The hand's DM and its ping are the database's, not the memory of the worker that sent them.
+    One worker deals and shows the swap (every update goes to it), the ping comes, and that worker
+    is killed. The person's picks then reach the other worker: it takes the table up, edits the
+    very DM message on screen (no second hand picture) and deletes the ping it never sent. Then
+    the next decision is pinged once. Decisions have a minute: no deadline decides anything here."""
+    workers = patient_workers
+    workers.splitter.first = workers.splitter.ports[0]
+    _, (person,) = await open_tables(telegram, 1)
+    ping = await telegram.wait_for(lambda: next(iter(pings(telegram, person)), None), timeout=30,
+                                   what="the swap's ping")
+    (hand,) = [u.hand for u in await workers.store.unfinished_hands()]
+    for _ in range(100):  # sent, then stored: a kill between the two would lose its message id
+        if any(m.kind == "ping" for m in await workers.store.seat_messages(hand.id)):
+            break
+        await asyncio.sleep(0.1)
+    else:
+        raise AssertionError("the ping's message id never reached the database")
+    shown = hand_message(telegram, person)
+    assert shown is not None and game_buttons(shown) and dm_pictures(telegram, person) == [shown.message_id]
+    workers.processes[0].send_signal(signal.SIGKILL)
+    await workers.processes[0].wait()
+    served = workers.splitter.sent[workers.splitter.ports[1]]
+
+    await swap_three(telegram, person)
+    await telegram.wait_for(lambda: ping.deleted, timeout=30, what=f"the ping deleted: {workers.log_tail(1)}")
+    assert workers.splitter.sent[workers.splitter.ports[1]] > served  # the picks went to the other worker
+    assert dm_pictures(telegram, person) == [shown.message_id]  # that DM edited, none sent again
+    void = await telegram.wait_for(lambda: [m for m in pings(telegram, person) if "void" in m.text], timeout=30,
+                                   what="the void decision's ping")
+    assert pings(telegram, person) == void and len(void) == 1
+    assert hand_message(telegram, person) is shown
+    assert [m.message_id for m in pings(telegram, person, deleted=True)] == [ping.message_id, void[0].message_id]
+
