@@ -16,12 +16,16 @@ A worker killed while holding a lock loses its connection, and PostgreSQL drops 
 The same connection says that this process is a live worker: it holds a lock of its own for as long
 as it runs (``join_workers``, taken again whenever the connection is new), so a worker that starts
 can count the others in ``pg_locks``. Alive is exactly "its connection holds the lock": a killed
-worker's goes with its connection, as its table locks do.
+worker's goes with its connection, as its table locks do. A live worker whose connection dropped
+(the server restarted) must not look dead for long, or a worker starting then would take itself for
+the only one and resume every hand ("The bot is back"): once joined, a worker checks its connection
+every ``HEARTBEAT_SECONDS`` and, if it is gone, opens a new one and takes its mark again.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import secrets
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -41,6 +45,7 @@ WORKER_LOCK_CLASS = 0x585C  # one per live worker process, held for its life (a 
 JOINING_LOCK_CLASS = 0x585D  # held while a worker counts the others and marks itself: one at a time
 FIRST_WAIT_SECONDS = 0.002
 MAX_WAIT_SECONDS = 0.05
+HEARTBEAT_SECONDS = 2.0  # how long a live worker's mark may stay lost after its connection dropped
 TRY_LOCK = "SELECT pg_try_advisory_lock($1, $2)"
 UNLOCK = "SELECT pg_advisory_unlock($1, $2)"
 # Live workers of this database other than the asking session (advisory keys of two ints are
@@ -61,6 +66,7 @@ class AdvisoryLocks:
         self._local: dict[Key, tuple[asyncio.Lock, int]] = {}  # key -> (lock, tasks using it)
         self._background: set[asyncio.Future[Any]] = set()
         self._worker: Key | None = None  # this process's presence as a worker, once it joined
+        self._heartbeat: asyncio.Task[None] | None = None
 
     async def _call(self, sql: str, *args: Any) -> Any:
         """One statement on the lock connection, run to its end even if the caller is cancelled
@@ -148,9 +154,23 @@ class AdvisoryLocks:
             await self._call(TRY_LOCK, *self._worker)
         finally:
             await self.release((JOINING_LOCK_CLASS, 0))
+        self._heartbeat = asyncio.get_running_loop().create_task(self._stay_marked(), name="xz-worker-mark")
         return others
 
+    async def _stay_marked(self) -> None:
+        """Keep this worker's mark while it runs: a statement now and then, which opens a new
+        connection (and takes the mark again) when the old one was dropped."""
+        while True:
+            await asyncio.sleep(HEARTBEAT_SECONDS)
+            with contextlib.suppress(StorageError):  # the database is away: the next beat tries again
+                await self._call("SELECT 1")
+
     async def close(self) -> None:
+        if self._heartbeat is not None:
+            self._heartbeat.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._heartbeat
+            self._heartbeat = None
         async with self._io:
             if self._conn is not None and not self._conn.is_closed():
                 await self._conn.close()

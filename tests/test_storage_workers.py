@@ -11,7 +11,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from storage import InvalidWrite, NotFound, open_storage
+from storage import InvalidWrite, NotFound, open_storage, pg_locks
 from storage.pg_locks import TABLE_LOCK_CLASS
 
 pytestmark = pytest.mark.both_backends
@@ -234,7 +234,8 @@ async def test_a_dead_workers_table_lock_is_released_with_its_connection(workers
     await alive.locks.release((TABLE_LOCK_CLASS, 5))
 
 
-async def test_workers_count_the_live_others_and_a_dead_one_stops_counting(workers):
+async def test_workers_count_the_live_others_and_a_dead_one_stops_counting(workers, monkeypatch):
+    monkeypatch.setattr(pg_locks, "HEARTBEAT_SECONDS", 3600.0)  # no beat: "first" stands for a killed process
     first, second, third = workers
     assert await first.join_workers() == 0  # the first to start: nobody serves the tables yet
     assert await second.join_workers() == 1
@@ -250,6 +251,20 @@ async def test_workers_count_the_live_others_and_a_dead_one_stops_counting(worke
         assert await third.join_workers() == 1
     assert await first.join_workers() == 2
     assert await third.join_workers() == 2
+
+
+async def test_a_live_worker_whose_connection_dropped_counts_again_within_a_heartbeat(workers, monkeypatch):
+    monkeypatch.setattr(pg_locks, "HEARTBEAT_SECONDS", 0.1)
+    first, second, third = workers
+    assert [await store.join_workers() for store in workers] == [0, 1, 2]
+    second.locks._conn.terminate()  # the server restarted under an idle worker: no table lock asked for
+    await asyncio.sleep(0.05)
+    assert await third.join_workers() == 1
+    deadline = time.monotonic() + 10
+    while await third.join_workers() != 2:  # without the heartbeat it stays 1 until second locks a table
+        assert time.monotonic() < deadline, "the idle worker never said again that it lives"
+        await asyncio.sleep(0.05)
+    assert await first.join_workers() == 2
 
 
 async def test_one_process_is_alone(tmp_path):
