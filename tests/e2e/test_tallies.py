@@ -5,12 +5,13 @@ from __future__ import annotations
 import asyncio
 import re
 from collections import defaultdict
-from datetime import UTC, datetime, time, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
 from fake_telegram import ChatMessage, FakeChat, FakeTelegram, FakeUser
 from harness import BotFactory
+from noon import zone_at_noon
 from table_players import HumanPlayer, play_until_over, start_game
 
 from bot import tallies
@@ -86,11 +87,8 @@ def summaries(telegram: FakeTelegram, chat: FakeChat) -> list[ChatMessage]:
 async def test_the_daily_summary_fires_at_each_chats_local_time_and_once_after_a_restart(
     telegram: FakeTelegram, start_bot: BotFactory, monkeypatch
 ) -> None:
-    # Each chat's summary instant on the local day the test plays (the ledger keeps real times).
-    real = datetime.now(UTC)
-    shanghai_at = datetime.combine(real.astimezone(SHANGHAI).date(), time(21, 0), SHANGHAI)
-    berlin_at = datetime.combine(real.astimezone(BERLIN).date(), time(23, 59), BERLIN)
-    clock = Clock(min(shanghai_at, berlin_at) - timedelta(minutes=10))  # before either is due
+    # Two days ago, no summary is due: neither chat moved chips on its last summary's day.
+    clock = Clock(datetime.now(UTC) - timedelta(days=2))
     monkeypatch.setattr(tallies, "now", clock)
     monkeypatch.setattr(tallies, "CHECK_SECONDS", 0.1)
     app = await start_bot(rate_limiter=quick_limiter(), XUEZHAN_LANG="en")
@@ -113,6 +111,17 @@ async def test_the_daily_summary_fires_at_each_chats_local_time_and_once_after_a
         panel = await keep_four(telegram, user, group, "me 老王 Carol Dave")
         await tap(telegram, user, panel, "Kong", "老王", "concealed")
 
+    # Each chat's summary instant on the local day its chips moved. The ledger keeps real times, so
+    # that day is read from the rows: a day taken from the clock before them ends between the two
+    # when the test runs across a local midnight (16:00 UTC for Shanghai).
+    storage = services(app).storage
+
+    async def played_on(group: FakeChat, zone: ZoneInfo) -> date:
+        (day,) = {row.at.astimezone(zone).date() for row in await storage.ledger(group.id)}
+        return day
+
+    shanghai_at = datetime.combine(await played_on(chengdu, SHANGHAI), time(21, 0), SHANGHAI)
+    berlin_at = datetime.combine(await played_on(berlin, BERLIN), time(23, 59), BERLIN)
     (first_at, first), (second_at, second) = sorted([(shanghai_at, chengdu), (berlin_at, berlin)],
                                                     key=lambda pair: pair[0])
     clock.now = first_at - timedelta(minutes=1)
@@ -146,6 +155,10 @@ async def test_tally_balances_and_leaderboard_equal_sums_of_the_ledger(
     alice, bob = telegram.user("Alice"), telegram.user("Bob")
     group = telegram.group("Friends", members=[alice, bob], admins=[alice])
     await say(telegram, alice, group, "/lang en")
+    # The chat's day in a zone where it is about noon, so that no local midnight (nor month's end)
+    # falls between the chips booked below and /today or /top's "This month".
+    zone = zone_at_noon()
+    assert zone in (await say(telegram, alice, group, f"/timezone {zone}")).text
     assert "No chips have moved" in (await say(telegram, alice, group, "/today")).text
 
     # A hosted hand: Alice and three computer players.

@@ -22,14 +22,17 @@ import time
 from collections import Counter, defaultdict
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
+from datetime import time as dt_time
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import aiohttp
 import pytest
 from aiohttp import web
 from fake_telegram import ChatMessage, FakeChat, FakeTelegram, FakeUser
 from harness import BotFactory, clean_environment
+from noon import zone_at_noon
 from table_players import HumanPlayer, alone_at_a_table, game_buttons, hand_message, open_lobby, start_game
 from test_turn_pings import swap_three
 
@@ -330,14 +333,18 @@ async def test_two_workers_ticking_together_post_a_chats_daily_summary_once(
     for name in clean_environment():
         monkeypatch.delenv(name)
     monkeypatch.setattr(tallies, "CHECK_SECONDS", 3600)  # the test ticks them itself, at once
-    late = datetime.now(UTC).replace(hour=15, minute=58)  # 23:58 in Shanghai, before the 23:59 summary
-    monkeypatch.setattr(tallies, "now", lambda: late)
+    # The chats' days in a zone where it is about noon: the records below (stamped with the real
+    # time) fall on the day whose 23:59 summary is due at 00:00, whatever the hour the test runs.
+    zone = zone_at_noon()
+    late = datetime.combine(datetime.now(ZoneInfo(zone)).date(), dt_time(23, 58), ZoneInfo(zone))
+    monkeypatch.setattr(tallies, "now", lambda: late)  # before the 23:59 summary
     factory = BotFactory(telegram, db)
     try:
         workers = [await factory(XUEZHAN_LANG="en"), await factory(XUEZHAN_LANG="en")]
         groups = [telegram.group(f"Group {n}") for n in range(4)]
         storage = services(workers[0]).storage
         for group in groups:  # each played today: a scorekept record moves chips
+            await storage.update_chat(group.id, timezone=zone)
             players = [await storage.named_player(group.id, name, PlayerKind.GUEST) for name in ("A", "B")]
             session = await storage.start_session(group.id, [p.id for p in players], None)
             await storage.add_record(session.id, {"kind": "test"}, [SeatTransfer(0, 1, 3, "test")])
