@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 from urllib.parse import quote
 
-from web_pages import click_decision, frame, play_until_over, wait_for_frame
+from web_pages import click_decision, frame, play_until_over, wait_for_frame, waited_on
 
 from engine.rules import RuleSet
 from engine.tiles import tile_name
@@ -100,39 +100,55 @@ async def test_screenshots_at_phone_sizes_fit_without_scrolling_sideways(local, 
 
 
 async def settled(page, runner) -> dict:
-    """The page's frame once the table waits for a person (computers act at once otherwise)."""
-    deadline = time.monotonic() + 15
+    """The page's frame once the table waits for a person (computers act at once otherwise) and
+    the page shows that state."""
+    deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
-        shown = await frame(page)
-        waiting = [s for s in runner.game.pending_seats() if runner.controlled(s)] == []
-        if shown is not None and shown["v"] == runner.logged and waiting:
-            return shown
+        if await waited_on(runner) is not None:  # nothing moves until a person acts
+            shown = await frame(page)
+            if shown is not None and shown["v"] == runner.logged:
+                return shown
         await page.wait_for_timeout(50)
     raise AssertionError("the page never caught up with the table")
 
 
 async def test_a_reload_mid_hand_catches_up_from_the_log(local, browser) -> None:
+    """Alice reloads her tab mid-hand and sees the table as it is; later she goes away while Bob and
+    the computers play on, and her first frame back carries the events she missed.
+
+    She leaves only when the table waits for Bob alone, and her absence counts from when the server
+    has closed her socket: so everything logged after ``seen`` happened while she was away, and the
+    table cannot have moved on to a decision of hers meanwhile (it would wait for her for good)."""
     table, runner = await local.open_table(2)
     links = local.links(local.server.url, table, runner)
+    alice_id = runner.seats[0].user_id
     alice, _ = await open_page(browser, links[0].url)
     bob, _ = await open_page(browser, links[1].url)
     await wait_for_frame(alice)
     await wait_for_frame(bob)
-    deadline = time.monotonic() + 60
-    while runner.game.phase.value not in ("play", "claim") and time.monotonic() < deadline:
-        for page in (alice, bob):
-            await click_decision(page)
+    deadline = time.monotonic() + 120  # a guard against a stall, far beyond a loaded run's ~40 s
+    while runner.game.phase.value not in ("play", "claim"):
+        assert time.monotonic() < deadline, "the swap and void did not end"
+        acted = [await click_decision(page) for page in (alice, bob)]
+        if not any(acted):
+            await alice.wait_for_timeout(30)
 
     await alice.reload()  # the same tab: the page remembers what it saw
     after = await settled(alice, runner)
     assert after["view"]["hand"] == [tile_name(t) for t in runner.game.hand(after["seat"])]
 
-    while runner.state[0].prompt_seq is not None and time.monotonic() < deadline:
-        await click_decision(alice)  # nothing of hers open, so the table goes on without her
+    while await waited_on(runner) != {1}:  # Alice plays until the table waits for Bob alone
+        assert not runner.game.over, "the hand ended before Bob's first turn"
+        assert time.monotonic() < deadline, "the table never came to wait for Bob alone"
+        if not await click_decision(alice):
+            await alice.wait_for_timeout(30)
     await alice.goto("about:blank")  # away while the others play on
+    while any(v.user_id == alice_id for v in local.hub.viewers.get(table.id, ())):
+        await bob.wait_for_timeout(30)
+    assert await waited_on(runner) == {1}, "only Bob can move the table"
     seen = runner.logged
     while (runner.logged == seen or runner.state[0].prompt_seq is None) and not runner.game.over:
-        assert time.monotonic() < deadline + 60, "the table did not go on"
+        assert time.monotonic() < deadline, "the table did not go on"
         if not await click_decision(bob):
             await bob.wait_for_timeout(30)
     missed = runner.logged - seen

@@ -25,6 +25,22 @@ def frame_key(f: dict[str, Any]) -> str:
     return json.dumps([f["v"], f["swap_pick"], f["seq"], f["over"], f["hand_id"]], separators=(",", ":"))
 
 
+async def waited_on(runner: Any) -> frozenset[int] | None:
+    """The seats the table waits for, read between two of its steps, or None while a computer
+    player still has a move to make (it makes it at once, so the table is not waiting yet).
+
+    Read under the runner's lock: outside it a move can be half made (the game already at the
+    next seat, the prompts and ``logged`` not yet), which a test must never take for the table's
+    state. An empty set: the hand is over."""
+    async with runner.lock:
+        if runner.game.over:
+            return frozenset()
+        pending = runner.game.pending_seats()
+        if any(runner.controlled(seat) for seat in pending):
+            return None
+        return frozenset(pending)
+
+
 async def wait_for_frame(page: Any, timeout: float = 15_000) -> dict[str, Any]:
     await page.wait_for_function(f"() => {FRAME}", timeout=timeout)
     found = await frame(page)
