@@ -10,12 +10,22 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import AsyncIterator, Iterator
 
 import pytest
+from hypothesis import HealthCheck, settings
 from pg_server import PgServer, running_server
 
 BACKENDS = ("sqlite", "postgresql")
+
+# Property tests are about what the code does, not how fast: on a loaded machine (CI runs four
+# workers on two cores) a wall-clock deadline or the "too slow" health check fails a correct test.
+# Examples are derived from each test (derandomize), so every run checks the same ones and a red
+# suite means a change broke something; HYPOTHESIS_PROFILE=explore draws new examples each run.
+settings.register_profile("xuezhan", deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
+settings.register_profile("explore", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "xuezhan"))
 
 
 def pytest_configure(config: pytest.Config) -> None:
