@@ -67,6 +67,7 @@ class AdvisoryLocks:
         self._background: set[asyncio.Future[Any]] = set()
         self._worker: Key | None = None  # this process's presence as a worker, once it joined
         self._heartbeat: asyncio.Task[None] | None = None
+        self._closed = False
 
     async def _call(self, sql: str, *args: Any) -> Any:
         """One statement on the lock connection, run to its end even if the caller is cancelled
@@ -75,6 +76,8 @@ class AdvisoryLocks:
 
     async def _statement(self, sql: str, *args: Any) -> Any:
         async with self._io:
+            if self._closed:  # a statement queued behind the shut-down: no new connection for it
+                raise StorageError("the table locks are closed")
             try:
                 if self._conn is None or self._conn.is_closed():
                     self._conn = await self._connect()
@@ -166,6 +169,10 @@ class AdvisoryLocks:
                 await self._call("SELECT 1")
 
     async def close(self) -> None:
+        self._closed = True
+        for unlock in list(self._background):
+            with contextlib.suppress(Exception):
+                await unlock
         if self._heartbeat is not None:
             self._heartbeat.cancel()
             with contextlib.suppress(asyncio.CancelledError):

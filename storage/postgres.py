@@ -118,6 +118,7 @@ async def migrate(conn: asyncpg.Connection, migrations: Sequence[Migration] = MI
 # a DUPLICATE or a SequenceConflict — what it would have found had it come second.
 _RACES = (asyncpg.UniqueViolationError, asyncpg.DeadlockDetectedError)
 RACE_ATTEMPTS = 3
+CLOSE_WAIT_SECONDS = 10.0
 
 
 def _rerun_lost_races(method: Callable[..., Awaitable[T]]) -> Callable[..., Awaitable[T]]:
@@ -139,6 +140,8 @@ def _rerun_lost_races(method: Callable[..., Awaitable[T]]) -> Callable[..., Awai
         # unit shares would be left "in progress" for the next one. The caller sees the cancel.
         unit = asyncio.ensure_future(attempts(self, *args, **kwargs))
         unit.add_done_callback(lambda done: done.cancelled() or done.exception())
+        self._units.add(unit)
+        unit.add_done_callback(self._units.discard)
         return await asyncio.shield(unit)
 
     return rerun
@@ -165,6 +168,7 @@ class PostgresStorage(ChatsAndPlayers, TablesAndHands, Scorekeeping, LedgerQueri
     ) -> None:
         super().__init__(db, clock, max_batch, chat_defaults)  # type: ignore[arg-type]
         self._committer = GroupCommitter(db, max_batch, begin="BEGIN")  # type: ignore[arg-type]
+        self._units: set[asyncio.Future[Any]] = set()  # units under way, some with their callers gone
 
     @property
     def shared(self) -> bool:
@@ -195,6 +199,10 @@ class PostgresStorage(ChatsAndPlayers, TablesAndHands, Scorekeeping, LedgerQueri
             await self.locks.release(key)
 
     async def close(self) -> None:
+        """Close once the units under way are through: those whose callers were cancelled (a view
+        dropped at shut-down) still run, and would be left pending when the event loop stops."""
+        if self._units:
+            await asyncio.wait(set(self._units), timeout=CLOSE_WAIT_SECONDS)
         await self.locks.close()
         await super().close()
 

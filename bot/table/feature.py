@@ -620,6 +620,7 @@ async def game_press(update: Update, context: Context) -> None:
         await query.answer(texts.t(REFUSALS[refused]))
         return
     pressed = asyncio.ensure_future(runner.press(user.id, press.seq, press.code))
+    tables(context).keep(pressed)
     done, _ = await asyncio.wait({pressed}, timeout=ANSWER_FIRST_SECONDS)
     if not done:
         pressed.add_done_callback(_log_late_failure)

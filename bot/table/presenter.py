@@ -57,7 +57,7 @@ from telegram.error import BadRequest, Forbidden, TelegramError
 from bot.i18n import Translator, translator
 from bot.messaging import is_not_modified
 from bot.table import callbacks, views
-from bot.table.runner import TableRunner, ping_key, settlement_key
+from bot.table.runner import TableRunner, ping_key, settle, settlement_key
 from engine.events import Event, EventType
 from engine.game import Phase
 from rendering.models import ResultCard, TableView
@@ -137,6 +137,13 @@ class TelegramPresenter:
         self._shows: dict[int, TableShow] = {}
         self._uploads = UploadCache()
         self._sprites: asyncio.Future[int] | None = None
+        self._background: set[asyncio.Task[Any]] = set()  # notices, hand-overs: ended by ``close``
+
+    def _spawn(self, work: Awaitable[Any]) -> None:
+        """Run ``work`` in the background, ended with the presenter (none left pending at shut-down)."""
+        task = asyncio.ensure_future(work)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
 
     def _prepare_sprites(self) -> None:
         """The first hand of the process draws the tile sprites its pictures will use in a worker
@@ -736,7 +743,7 @@ class TelegramPresenter:
                     stale = await self._stale_messages(runner, seat)
         except Forbidden:
             await self.storage.save_user(user_id, started_dm=False)
-            asyncio.get_running_loop().create_task(runner.take_over(seat, "blocked"))
+            self._spawn(runner.take_over(seat, "blocked"))
         except TelegramError as error:
             log.warning("table %s seat %s: could not update the DM: %s", runner.table_id, seat, error)
         except StorageError as error:  # several workers: the table out of reach (database restarting)
@@ -887,7 +894,7 @@ class TelegramPresenter:
                        action=views.played_label(action, texts))
 
         if runner.shared:
-            asyncio.get_running_loop().create_task(self._shared_notice(runner, seat, user_id, text))
+            self._spawn(self._shared_notice(runner, seat, user_id, text))
             return
 
         async def notice() -> None:
@@ -900,7 +907,7 @@ class TelegramPresenter:
             if old is not None:
                 await self._delete(user_id, old)
 
-        asyncio.get_running_loop().create_task(notice())
+        self._spawn(notice())
 
     # --- ending ------------------------------------------------------------------------------
 
@@ -924,6 +931,7 @@ class TelegramPresenter:
     async def close(self) -> None:
         for table_id in list(self._shows):
             await self._drop(table_id)
+        await settle(self._background, 0)
 
 
 async def _fired() -> None:

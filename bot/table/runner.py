@@ -62,6 +62,26 @@ _THINKING = ThreadPoolExecutor(max_workers=2, thread_name_prefix="xz-computer")
 _SEARCH_SHARE = ThinkingShare(share=0.5)
 
 
+async def settle_background(timeout: float) -> None:
+    """Shut-down: let the snapshot writes under way finish (for up to ``timeout`` seconds, then
+    cancel them) before storage closes, so none is left pending when the event loop stops."""
+    await settle(_BACKGROUND, timeout)
+
+
+async def settle(tasks: set[asyncio.Task[Any]], timeout: float) -> None:
+    """Wait up to ``timeout`` seconds for ``tasks`` (a set they leave when done), then cancel the
+    rest and wait for them to end: a task still pending when the event loop stops is destroyed
+    mid-way ("Task was destroyed but it is pending!")."""
+    pending = {task for task in tasks if not task.done()}
+    if pending:
+        _, pending = await asyncio.wait(pending, timeout=timeout)
+    for task in pending:
+        task.cancel()
+    for task in pending:
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await task
+
+
 def parse_timer(key: str) -> tuple[str, int, int | None] | None:
     """``(kind, table id, seat)`` of a runner's timer key: ``xz-timer:<table>:<seat>`` is a decision's
     deadline, ``xz-wake:<table>`` the watch over a table whose worker may have died."""

@@ -28,6 +28,8 @@ from bot.table.runner import (
     SeatPlayer,
     TableRunner,
     parse_timer,
+    settle,
+    settle_background,
     settlement_key,
     wake_key,
 )
@@ -46,6 +48,7 @@ ORPHAN_GRACE_SECONDS = 3.0
 OWED_TICK_SECONDS = 10.0
 OWED_FIRST_RETRY_SECONDS = 20.0
 OWED_MAX_RETRY_SECONDS = 600.0
+SETTLE_SECONDS = 10.0  # shut-down: how long presses and writes under way may take to finish
 RESUME_TIMER = "xz-resume:"  # + table id: a hand to resume after a start (several workers: once, by one)
 
 
@@ -101,6 +104,13 @@ class Tables:
         self._owed_attempts: dict[str, tuple[int, float]] = {}  # key -> (tries so far, next try at)
         self.shared = storage.shared
         self._taking_up: dict[int, asyncio.Lock] = {}  # table id -> one worker task takes a hand up at a time
+        self._presses: set[asyncio.Task[Any]] = set()  # presses answered first, still being made
+
+    def keep(self, press: asyncio.Task[Any]) -> None:
+        """A press answered before its move was made goes on in the background: shut-down lets it
+        finish (``close``) rather than leave it pending when the event loop stops."""
+        self._presses.add(press)
+        press.add_done_callback(self._presses.discard)
 
     @contextlib.asynccontextmanager
     async def chat_lock(self, chat_id: int) -> AsyncIterator[None]:
@@ -481,12 +491,13 @@ class Tables:
         close_timers = getattr(self.scheduler, "close", None)
         if close_timers is not None:
             await close_timers()  # first: this worker claims nothing more, the watches below included
+        await settle(self._presses, SETTLE_SECONDS)  # presses already answered are made, not dropped
         if self.shared:
             await self._hand_over_on_stop()
-        for task in self._closing.values():
-            task.cancel()
+        await settle(set(self._closing.values()), 0)
         for runner in list(self.runners.values()):
             await runner.close()
         await self.save_snapshots()
+        await settle_background(SETTLE_SECONDS)
         self.runners.clear()
         await self.presenter.close()
