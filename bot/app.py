@@ -28,6 +28,7 @@ from telegram.error import TelegramError
 from telegram.ext import Application, ApplicationBuilder, BaseRateLimiter, CallbackQueryHandler, Defaults
 
 from bot.feature import AnyApplication, Context, Feature
+from bot.http import AiohttpRequest
 from bot.i18n import DEFAULT_LANGUAGE, LANGUAGES, N_, translator
 from bot.services import HTTP_POOL_SIZE, HTTP_POOL_TIMEOUT, SERVICES_KEY, Services, services, texts_for
 from bot.settings import Settings
@@ -75,8 +76,8 @@ def build_application(
         .base_file_url(settings.file_url)
         .defaults(Defaults(tzinfo=ZoneInfo(settings.tz)))
         .rate_limiter(rate_limiter if rate_limiter is not None else rate_limiter_for(settings))
-        .connection_pool_size(HTTP_POOL_SIZE)
-        .pool_timeout(HTTP_POOL_TIMEOUT)
+        .request(AiohttpRequest(HTTP_POOL_SIZE, pool_timeout=HTTP_POOL_TIMEOUT))
+        .get_updates_request(AiohttpRequest())
         .post_init(_post_init)
         .post_stop(_post_stop)
         .post_shutdown(_post_shutdown)

@@ -22,9 +22,7 @@ from storage import Storage
 
 SERVICES_KEY = "xuezhan.services"
 STORAGE_CLOSE_SECONDS = 10
-# The HTTP client's connection pool. httpcore scans the whole pool on every request (a socket
-# check per idle connection): PTB's default of 256 connections cost 0.5-1 ms a scan under load,
-# and 32 still 17 % of the bot's CPU at 50 tables. Telegram's limits (30 calls a second, answered
+# The HTTP client's connection pool (``bot.http``): Telegram's limits (30 calls a second, answered
 # in ~0.1 s) plus callback answers keep well under 16 requests in flight. A request that finds
 # every connection busy waits for one up to HTTP_POOL_TIMEOUT seconds.
 HTTP_POOL_SIZE = 16

@@ -96,7 +96,6 @@ def run(args: argparse.Namespace) -> int:
         if args.log_level != "DEBUG":  # the one sentence below says it; DEBUG shows every attempt
             handler.addFilter(_without(NetworkError))
             handler.addFilter(_quiet_until_running(app))
-    logging.getLogger("httpx").setLevel(logging.WARNING)  # one line per request otherwise
     try:
         if settings.webhook_url:
             app.run_webhook(

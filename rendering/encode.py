@@ -53,7 +53,8 @@ PHOTO_QUALITY = 85
 def encode_photo(img: Image.Image) -> bytes:
     """JPEG bytes of a live table picture, sent on every move: the cheapest to make that reads well."""
     out = io.BytesIO()
-    img.convert("RGB").save(out, "JPEG", quality=PHOTO_QUALITY, subsampling=2)
+    # convert() copies even an image already in RGB (0.5 ms for a private screen): only when needed.
+    (img if img.mode == "RGB" else img.convert("RGB")).save(out, "JPEG", quality=PHOTO_QUALITY, subsampling=2)
     return out.getvalue()
 
 

@@ -1,0 +1,81 @@
+"""The bot's HTTP client (``bot.http.AiohttpRequest``) against the fake Bot API: uploads and form
+calls arrive as sent, and the failures the rate limiter tells apart come out as PTB's errors (a
+dropped connection is a ``NetworkError``, retried; a call that waits too long is ``TimedOut``,
+never retried, since Telegram may have acted)."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+from collections.abc import AsyncIterator
+
+import pytest
+from aiohttp import web
+from fake_telegram import FakeTelegram
+from PIL import Image
+from telegram import Bot
+from telegram.error import NetworkError, TimedOut
+
+from bot.http import AiohttpRequest
+
+
+@pytest.fixture
+async def slow_api() -> AsyncIterator[str]:
+    """A Bot API that answers every call after a second."""
+
+    async def answer(request: web.Request) -> web.Response:
+        await asyncio.sleep(1.0)
+        return web.json_response({"ok": True, "result": True})
+
+    app = web.Application()
+    app.router.add_post("/bot{token}/{method}", answer)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = runner.addresses[0][1]
+    yield f"http://127.0.0.1:{port}/bot"
+    await runner.cleanup()
+
+
+def _jpeg() -> bytes:
+    out = io.BytesIO()
+    Image.new("RGB", (64, 48), (20, 120, 60)).save(out, "JPEG")
+    return out.getvalue()
+
+
+async def test_a_photo_with_caption_and_a_text_arrive_as_sent(telegram: FakeTelegram) -> None:
+    alice = telegram.user("Alice", started=True)
+    photo = _jpeg()
+    async with Bot(telegram.token, base_url=telegram.base_url, request=AiohttpRequest(4),
+                   get_updates_request=AiohttpRequest()) as bot:
+        sent = await bot.send_photo(alice.id, photo, caption="第 1 局 · Alice")
+        await bot.send_message(alice.id, "轮到你了 & more")
+    shown = telegram.bot_messages(alice)
+    assert [m.caption for m in shown] == ["第 1 局 · Alice", None]
+    assert shown[0].photo == photo and sent.photo
+    assert shown[1].text == "轮到你了 & more"
+
+
+async def test_a_dropped_connection_is_a_network_error(telegram: FakeTelegram) -> None:
+    alice = telegram.user("Alice", started=True)
+    telegram.lose_next_response("sendMessage", chat=alice)
+    async with Bot(telegram.token, base_url=telegram.base_url, request=AiohttpRequest(4),
+                   get_updates_request=AiohttpRequest()) as bot:
+        with pytest.raises(NetworkError) as raised:
+            await bot.send_message(alice.id, "hello")
+    assert not isinstance(raised.value, TimedOut)
+
+
+async def test_a_slow_answer_and_a_full_pool_are_timed_out(slow_api: str) -> None:
+    request = AiohttpRequest(1, read_timeout=0.2, pool_timeout=0.2)
+    async with request:
+        with pytest.raises(TimedOut):  # no answer within the read timeout
+            await request.post(f"{slow_api}TOKEN/sendMessage")
+    request = AiohttpRequest(1, read_timeout=5.0, connect_timeout=0.1, pool_timeout=0.1)
+    async with request:
+        first = asyncio.create_task(request.post(f"{slow_api}TOKEN/sendMessage"))
+        await asyncio.sleep(0.05)
+        with pytest.raises(TimedOut):  # its one connection stays busy longer than pool + connect timeouts
+            await request.post(f"{slow_api}TOKEN/sendMessage")
+        assert await first is True
