@@ -27,6 +27,11 @@ from bot.services import services
 
 FAST = {"XUEZHAN_COMPUTER_DELAY": "0.05", "XUEZHAN_GROUP_UPDATE_SECONDS": "3", "XUEZHAN_LANG": "en",
         "XUEZHAN_DISCARD_SECONDS": "1", "XUEZHAN_CLAIM_SECONDS": "1"}
+# A fault made once Alice's seat is the computer's must come while the hand is still in play: at
+# 0.05 s a move, a short hand (three quick wins) could end before a locker process has started
+# on a loaded machine, and no write would ever meet the fault. At 0.2 s a move even a short hand
+# leaves several seconds.
+STILL_PLAYING = {**FAST, "XUEZHAN_COMPUTER_DELAY": "0.2"}
 HOLD_SECONDS = 12.0  # longer than the bot's 10 s busy timeout
 LOCKER = """
 import sqlite3, sys, time
@@ -62,7 +67,7 @@ async def logged_actions(app, group: FakeChat) -> int:
 async def test_a_lock_held_by_another_process_past_the_busy_timeout_only_pauses_the_table(
     telegram: FakeTelegram, start_bot: BotFactory
 ) -> None:
-    app = await start_bot(**FAST)
+    app = await start_bot(**STILL_PLAYING)
     _, group = await alone_at_a_table(telegram)
     await telegram.wait_for_bot_message(group, lambda m: "ran out of time" in (m.text or ""), timeout=15)
     locker = await asyncio.create_subprocess_exec(
@@ -111,7 +116,7 @@ async def test_a_full_disk_pauses_the_table_and_it_goes_on_when_space_returns(
     mount_tmpfs(disk, "16m")
     try:
         start_bot.db = disk / "xuezhan.db"
-        app = await start_bot(**FAST)
+        app = await start_bot(**STILL_PLAYING)
         _, group = await alone_at_a_table(telegram)
         await telegram.wait_for_bot_message(group, lambda m: "ran out of time" in (m.text or ""), timeout=15)
         before = await logged_actions(app, group)

@@ -124,10 +124,16 @@ async def test_a_restart_mid_hand_continues_the_same_hand(telegram: FakeTelegram
     app = await start_bot(**FAST)
     alice, group = await alone_at_a_table(telegram)
     player = HumanPlayer(telegram, alice)
-    for _ in range(6):  # a few decisions into the hand
+    # Into the play: the swap's picks and confirm, the void, and her first move, which she always
+    # has (a hand she might win by then would have no decision left for her: she would be out).
+    made = 0
+    while made < 4:
         await telegram.wait_for(lambda: hand_message(telegram, alice) and game_buttons(hand_message(telegram, alice)),
-                                timeout=10, what="a decision")
-        await player.act()
+                                timeout=30, what="a decision")
+        if await player.act():
+            made += 1
+        else:  # the picks are still on their way to the DM: its confirm button comes next
+            await asyncio.sleep(0.05)
     storage = services(app).storage
     table = (await storage.open_tables(group.id))[0]
     hand_before = (await storage.table_hands(table.id))[-1]

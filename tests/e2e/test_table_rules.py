@@ -7,6 +7,9 @@ is dealt under them with the chat's stake, and nothing changes once the hand has
 
 from __future__ import annotations
 
+import asyncio
+import time
+
 import pytest
 from fake_telegram import FakeTelegram
 from harness import BotFactory
@@ -57,13 +60,10 @@ async def test_the_opener_picks_this_tables_rules_everyone_sees_them_and_they_fr
     await (await bob.press(lobby, "Join")).answer()
     await telegram.wait_for(lambda: "Bob" in lobby.text, what="Bob seated")
     await start_game(telegram, bob, lobby)
-    unfinished = []
-    for _ in range(50):
-        unfinished = await storage.unfinished_hands()
-        if unfinished:
-            break
-        await telegram.settle(quiet=0.1, timeout=0.5)
-    assert unfinished, "the hand was not dealt"
+    deadline = time.monotonic() + 30
+    while not (unfinished := await storage.unfinished_hands()):
+        assert time.monotonic() < deadline, "the hand was not dealt"
+        await asyncio.sleep(0.05)
     dealt = RuleSet.from_dict(unfinished[0].hand.rules)
     assert dealt.mode is GameMode.BLOODY_RIVER and dealt.base == 5
 

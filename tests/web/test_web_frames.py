@@ -117,25 +117,31 @@ def check_frame(frame: dict[str, Any], truth: Truth) -> None:
 
 
 async def play_seat(url: str, token: str, frames: list[dict[str, Any]], refusals: list[str]) -> None:
+    """Play a seat, every discard sent twice; once the hand is over, read on until each repeat has
+    had its answer (a socket's messages are answered in order), so none is missed on a slow machine."""
     acted: set[tuple[int, int]] = set()
+    repeated = answered = 0
     async with aiohttp.ClientSession() as session, session.ws_connect(url + "ws") as ws:
         await ws.send_json({"hello": {"token": token}})
         over = False
-        while True:
-            try:  # once the hand is over, the replies still on their way are read too
-                message = await ws.receive(timeout=0.5 if over else 30)
+        while not over or answered < repeated:
+            try:
+                message = await ws.receive(timeout=30)
             except TimeoutError:
                 return
             data = json.loads(message.data)
             if data["type"] == "refused":
                 refusals.append(data["key"])
+                answered += 1
             if data["type"] != "state":
                 continue
             frames.append(data)
             over = data["over"]
             if data["actions"] and (data["hand_id"], data["seq"]) not in acted:
                 acted.add((data["hand_id"], data["seq"]))
-                for act in decide(data, repeat_discard=True):
+                sent = decide(data, repeat_discard=True)
+                repeated += len(sent) - len({json.dumps(act, sort_keys=True) for act in sent})
+                for act in sent:
                     await ws.send_json({"act": act})
 
 
