@@ -733,6 +733,7 @@ class TelegramPresenter:
             async with self._turn(user_id), runner.current():  # several workers: the table's state now
                 wanted = self._seat_wanted(runner, seat)  # the latest, after the wait
                 if runner.shared:  # what the DM shows is the database's: another worker may have drawn it
+                    stale = await self._stale_messages(runner, seat)  # gone even if the edit fails
                     self._adopt_dm(runner, seat, seat_show)
                     redraw, changed = self._redraw(runner, seat, seat_show, picture, wanted)
                 if changed:
@@ -740,7 +741,6 @@ class TelegramPresenter:
                     seat_show.caption, seat_show.buttons = _keys(runner, *wanted)[1:]
                 if runner.shared:
                     await self._store_dm(runner, seat, seat_show)
-                    stale = await self._stale_messages(runner, seat)
         except Forbidden:
             await self.storage.save_user(user_id, started_dm=False)
             self._spawn(runner.take_over(seat, "blocked"))
@@ -749,8 +749,9 @@ class TelegramPresenter:
         except StorageError as error:  # several workers: the table out of reach (database restarting)
             log.warning("table %s seat %s: the DM waits for the database: %s", runner.table_id, seat, error)
             seat_show.due = min(seat_show.due, time.monotonic() + DM_RETRY_SECONDS)
-        for chat_id, message_id in stale:
-            await self._delete(chat_id, message_id)
+        finally:
+            for chat_id, message_id in stale:
+                await self._delete(chat_id, message_id)
 
     async def _show_seat(self, runner: TableRunner, seat: int, seat_show: SeatShow, user_id: int,
                          inputs: tuple[Any, ...], caption: str, markup: Markup, redraw: bool) -> None:
