@@ -2,8 +2,9 @@
 
 Features (``bot.feature.Feature``) come from the modules in ``FEATURE_MODULES``; to add one, write
 a module with ``FEATURE = Feature(...)`` and add its name here. Start-up (``post_init``) opens
-storage, publishes the commands in Chinese (the default) and English, then runs each feature's
-``on_start``; ``post_stop`` runs ``on_stop`` in reverse order and ``post_shutdown`` closes storage.
+storage, publishes the commands in Chinese (the default) and English (in the background, while
+polling starts), then runs each feature's ``on_start``; ``post_stop`` runs ``on_stop`` in reverse
+order and ``post_shutdown`` closes storage.
 Tests build the same Application with ``api_url`` pointing at the fake Bot API server.
 """
 
@@ -144,14 +145,26 @@ async def _post_init(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
     found.attach_storage(await open_storage(
         found.settings.db, default_language=found.settings.lang, default_timezone=found.settings.tz
     ))
-    await asyncio.gather(publish_commands(app), publish_profile(app))  # 8 calls at once: one round trip
+    # Telegram keeps the command menu and the profile texts between runs: they go out (8 calls at
+    # once) while polling starts, so a restarted bot takes updates a round trip sooner.
+    found.publishing = asyncio.get_running_loop().create_task(_publish(app))
     for feature in found.features:
         if feature.on_start is not None:
             await feature.on_start(app)
     log.info("@%s started with features: %s", app.bot.username, ", ".join(f.name for f in found.features))
 
 
+async def _publish(app: AnyApplication) -> None:
+    try:
+        await asyncio.gather(publish_commands(app), publish_profile(app))
+    except TelegramError as error:
+        log.warning("could not publish the bot's commands: %s", error)
+
+
 async def _post_stop(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
+    publishing = services(app).publishing
+    if publishing is not None:
+        await publishing
     for feature in reversed(services(app).features):
         if feature.on_stop is not None:
             await feature.on_stop(app)

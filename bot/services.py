@@ -35,6 +35,7 @@ class Services:
     settings: Settings
     features: tuple[Feature, ...]
     _storage: Storage | None = field(default=None, repr=False)
+    publishing: asyncio.Task[None] | None = field(default=None, repr=False)  # the commands going out at start
 
     @property
     def storage(self) -> Storage:

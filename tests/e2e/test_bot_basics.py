@@ -75,6 +75,7 @@ async def test_commands_are_published_in_chinese_by_default_and_in_english(
 ) -> None:
     app = await start_bot()
     assert app.job_queue is not None and app.job_queue.scheduler.running  # timers are available
+    await telegram.wait_for(lambda: len(telegram.commands) == 4, what="the menus (published as polling starts)")
     private_zh = telegram.commands[('{"type": "all_private_chats"}', "")]
     group_en = telegram.commands[('{"type": "all_group_chats"}', "en")]
     private = [c["command"] for c in private_zh]

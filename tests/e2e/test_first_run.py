@@ -101,9 +101,10 @@ async def test_an_empty_token_says_it_is_empty(tmp_path: Path) -> None:
 
 async def test_the_bot_describes_itself_in_chinese_and_english(telegram: FakeTelegram, start_bot: BotFactory) -> None:
     await start_bot()
+    await telegram.wait_for(lambda: len(telegram.descriptions) == 4 and telegram.commands,
+                            what="the profile and menus (published as polling starts)")
     found = telegram.descriptions
     assert set(found) == {(kind, lang) for kind in ("description", "short_description") for lang in ("", "en")}
     assert "/newgame" in found[("description", "")] and "麻将" in found[("description", "")]
     assert "/newgame" in found[("description", "en")] and "mahjong" in found[("description", "en")]
     assert all(len(found[("short_description", lang)]) <= 120 for lang in ("", "en"))
-    assert telegram.commands  # the menus are set too
