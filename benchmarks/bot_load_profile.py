@@ -17,9 +17,10 @@ from pathlib import Path
 
 # Innermost frames of threads that wait rather than work: py-spy's --nonblocking sampling counts
 # a thread blocked in a system call as busy. The event loop in epoll, aiosqlite's thread waiting
-# for its next statement, threads waiting on a condition or event.
+# for its next statement, threads waiting on a condition or event, idle drawing threads waiting
+# for work (13 % of the 4-table samples were those).
 WAITS = ("(selectors.py", "_connection_worker_thread (aiosqlite/core.py", "Condition.wait (threading.py",
-         "Event.wait (threading.py")
+         "Event.wait (threading.py", "_worker (concurrent/futures/thread.py")
 # A COMMIT with synchronous=FULL waits for fsync: counted, but shown on a line of its own.
 COMMIT = "GroupCommitter._hop_batch.<locals>.work (storage/group_commit.py:156)"
 
@@ -34,7 +35,7 @@ PARTS: list[tuple[str, int, tuple[str, ...]]] = [
     ("result cards", 1, ("render_result_card",)),
     ("LANCZOS shrink (shrink_to_limit resize)", 1, ("shrink_to_limit",)),
     ("PTB's request layer (building and sending calls)", 0, ("telegram/request", "telegram/_bot.py")),
-    ("httpx / httpcore", 1, ("httpx/", "httpcore/")),
+    ("HTTP client (aiohttp; httpx / httpcore before it)", 1, ("aiohttp/", "bot/http.py", "httpx/", "httpcore/")),
     ("storage (our code and the aiosqlite thread)", 0, ("storage/", "aiosqlite/")),
     ("of which a group commit's COMMIT (mostly waiting for fsync)", 1, (COMMIT,)),
     ("engine and computer players", 0, ("engine/",)),
@@ -42,7 +43,7 @@ PARTS: list[tuple[str, int, tuple[str, ...]]] = [
 ]
 # What the event loop's own samples are doing, first match wins.
 LOOP_PARTS: list[tuple[str, tuple[str, ...]]] = [
-    ("HTTP client (httpx / httpcore)", ("httpx/", "httpcore/")),
+    ("HTTP client (aiohttp; httpx / httpcore before it)", ("aiohttp/", "bot/http.py", "httpx/", "httpcore/")),
     ("PTB building requests and parsing answers", ("telegram/_bot.py", "telegram/request", "telegram/_")),
     ("rate limiter", ("bot/ratelimit.py",)),
     ("presenter", ("bot/table/presenter.py",)),
