@@ -132,6 +132,20 @@ async def test_timers_and_seat_states_are_the_tables_not_a_workers(two_workers):
         await first.press(USERS[seat], first.state[seat].prompt_seq or 0, "x")
 
 
+async def test_a_table_handed_over_keeps_each_open_decisions_deadline(two_workers):
+    """A worker that stops hands its tables over (their watches come due at once): the one taking
+    a table up sets the open decisions' deadlines again with the time they had left, not anew."""
+    first, second = two_workers
+    await first.press(*next_press(first))
+    seat = next(s for s in range(4) if first.state[s].prompt_seq is not None)
+    key = f"xz-timer:{first.table_id}:{seat}"
+    due = (await first.storage.timers())[key][0]
+    await asyncio.sleep(1.0)
+    await second.wake()
+    assert second.state[seat].prompt_seq == first.state[seat].prompt_seq
+    assert abs((await first.storage.timers())[key][0] - due) < 0.5  # a full time again would be >= 1 s later
+
+
 async def test_prompts_a_worker_could_not_save_are_opened_and_shown_by_the_next(two_workers):
     """The worker that logged a move lost the database before saving the prompts that move opened
     (the seat states still describe the move before). The next worker to catch up opens those

@@ -262,14 +262,18 @@ class TableRunner:
         self._kick()
 
     async def wake(self) -> None:
-        """The table was quiet past every deadline (its worker may have died mid-step): catch up,
-        set the deadlines of the open decisions again, and let the computer players go on."""
+        """The table was quiet past every deadline (its worker may have died mid-step), or its
+        worker stopped and handed it over: catch up, set the deadlines of the open decisions again
+        (each with the time it had left, as the seat states say: a rolling restart gives nobody
+        more time), and let the computer players go on."""
         async with self._deciding():
             if self.game.over or self.closed:
                 return
             for seat in range(SEATS):
-                if self.state[seat].prompt_seq is not None and not self.controlled(seat):
-                    self._start_timer(seat, self.state[seat].prompt_seq)  # type: ignore[arg-type]
+                state = self.state[seat]
+                if state.prompt_seq is not None and not self.controlled(seat):
+                    left = None if state.deadline is None else max(0.0, state.deadline - time.time())
+                    self._start_timer(seat, state.prompt_seq, left)
         for seat in range(SEATS):
             if self.human(seat) and self.state[seat].prompt_seq is not None:
                 await self.presenter.prompt(self, seat)
@@ -470,8 +474,10 @@ class TableRunner:
             if not self.controlled(seat):
                 self._start_timer(seat, self.logged)
 
-    def _start_timer(self, seat: int, seq: int) -> None:
-        name, seconds = self._timer_name(seat), self.decision_seconds(seat)
+    def _start_timer(self, seat: int, seq: int, seconds: float | None = None) -> None:
+        """The seat's deadline for decision ``seq``, ``seconds`` from now (the decision's full time)."""
+        name = self._timer_name(seat)
+        seconds = self.decision_seconds(seat) if seconds is None else seconds
         self.state[seat].deadline = time.time() + seconds
         if self.shared:  # any worker may fire it: the timer carries the decision it is for
             self.scheduler.start(name, seconds, lambda: self.expire(seat, seq), data={"seq": seq})  # type: ignore[call-arg]
