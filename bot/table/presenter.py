@@ -78,6 +78,7 @@ REMINDER_LEAD = 10.0
 # A decision pings only if it is still open this long after the DM showed it (at most half the
 # time before the reminder): the person is not looking at the screen, or would have pressed by now.
 PING_GRACE = 4.0
+CLOSE_SECONDS = 5.0  # shut-down: how long a ping or notice on its way may take to be sent (or deleted)
 
 Languages = Callable[[TableRunner], Awaitable[tuple[str, list[str]]]]
 Markup = InlineKeyboardMarkup | None
@@ -139,11 +140,12 @@ class TelegramPresenter:
         self._sprites: asyncio.Future[int] | None = None
         self._background: set[asyncio.Task[Any]] = set()  # notices, hand-overs: ended by ``close``
 
-    def _spawn(self, work: Awaitable[Any]) -> None:
+    def _spawn(self, work: Awaitable[Any]) -> asyncio.Future[Any]:
         """Run ``work`` in the background, ended with the presenter (none left pending at shut-down)."""
         task = asyncio.ensure_future(work)
         self._background.add(task)
         task.add_done_callback(self._background.discard)
+        return task
 
     def _prepare_sprites(self) -> None:
         """The first hand of the process draws the tile sprites its pictures will use in a worker
@@ -849,9 +851,9 @@ class TelegramPresenter:
         began = time.monotonic()
         if after > 0:  # else the DM showed the decision only at the reminder's time: the reminder pings
             await asyncio.sleep(min(PING_GRACE, after / 2))
-            await asyncio.shield(self._ping(runner, seat, decision))
+            await asyncio.shield(self._spawn(self._ping(runner, seat, decision)))
             await asyncio.sleep(max(0.0, began + after - time.monotonic()))
-        await asyncio.shield(self._reminder(runner, seat, decision, left))
+        await asyncio.shield(self._spawn(self._reminder(runner, seat, decision, left)))
 
     async def _reminder(self, runner: TableRunner, seat: int, decision: int, left: float) -> None:
         show = self._shows.get(runner.table_id)
@@ -932,7 +934,7 @@ class TelegramPresenter:
     async def close(self) -> None:
         for table_id in list(self._shows):
             await self._drop(table_id)
-        await settle(self._background, 0)
+        await settle(self._background, CLOSE_SECONDS)
 
 
 async def _fired() -> None:

@@ -212,6 +212,7 @@ class TableRunner:
         self.closed = False
         self.shared = bool(getattr(storage, "shared", False))  # other processes may decide for this table too
         self._saved_states: JSON | None = None  # the seat states as last saved or loaded
+        self._unsure = False  # a write was cut off: this copy may be one action ahead of the log
         self._states_version = 0
         # Several workers: the hand's messages per (seat, kind) as stored (``storage.seat_messages``),
         # read at each step's catch-up; the presenter reads and writes them while it holds the table.
@@ -371,6 +372,9 @@ class TableRunner:
         except Exception:
             log.exception("table %s: could not log %s; rebuilding from the log", self.table_id, action)
             self.game = await self._replay_from_log()
+            raise
+        except BaseException:  # cancelled mid-write (shut-down): it may or may not have landed
+            self._unsure = True  # the next catch-up rebuilds the copy from the log
             raise
         self.logged += 1
         if self.logged % SNAPSHOT_EVERY == 0 and not self.game.over:
@@ -546,6 +550,8 @@ class TableRunner:
 
     async def _catch_up(self) -> None:
         """Apply what other workers logged since this copy's last step, and take their seat states."""
+        if self._unsure:
+            self.game, self._unsure = await self._replay_from_log(), False
         progress = await self.storage.hand_progress(self.hand.id, self.logged)
         self.messages = {(m.seat, m.kind): m for m in progress.messages}
         events: list[Event] = []
