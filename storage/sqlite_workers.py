@@ -196,8 +196,8 @@ class WorkersCoordination(SqliteBase):
         shows_json = canonical_json(shows)
 
         async def unit(db: aiosqlite.Connection) -> bool:
-            await self._hand(db, hand_id)  # type: ignore[attr-defined]
             if replacing is None:
+                await self._hand(db, hand_id)  # type: ignore[attr-defined]
                 rows = await self._all(
                     db,
                     "INSERT INTO seat_messages (hand_id, seat, kind, message_id, shows, at) VALUES (?, ?, ?, ?, ?, ?) "

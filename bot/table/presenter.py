@@ -307,12 +307,17 @@ class TelegramPresenter:
 
     async def _keep(self, runner: TableRunner, seat: int, kind: str, message_id: int, shows: JSON) -> bool:
         """Store the seat's message of ``kind`` in place of the one the table's copy has (holding the
-        table, so no other worker writes it meanwhile); False (and logged) if another one was there."""
+        table, so no other worker writes it meanwhile); False (and logged) if another one was there,
+        or the database could not take it."""
         old = runner.messages.get((seat, kind))
         if old is not None and old.message_id == message_id and old.shows == shows:
             return True
-        written = await self.storage.put_seat_message(runner.hand.id, seat, kind, message_id, shows,
-                                                      replacing=None if old is None else old.message_id)
+        try:
+            written = await self.storage.put_seat_message(runner.hand.id, seat, kind, message_id, shows,
+                                                          replacing=None if old is None else old.message_id)
+        except StorageError as error:
+            log.warning("table %s seat %s: could not keep the %s message: %s", runner.table_id, seat, kind, error)
+            return False
         if written:
             runner.messages[(seat, kind)] = SeatMessage(seat, kind, message_id, shows)
         else:
@@ -329,7 +334,9 @@ class TelegramPresenter:
         old = runner.messages.get((seat, "dm"))
         picture = list(seat_show.picture) if isinstance(seat_show.picture, tuple) else None
         shows = {"picture": picture, "caption": seat_show.caption, "buttons": seat_show.buttons, "decision": decision}
-        await self._keep(runner, seat, "dm", seat_show.message_id, shows)
+        if not (old is not None and old.message_id == seat_show.message_id and old.shows == shows):
+            # with the step's timers (the ping below), in one transaction before the table is let go
+            runner.write_with_step(self._keep(runner, seat, "dm", seat_show.message_id, shows))
         rearm, seat_show.rearm = seat_show.rearm, False
         if decision is None or not (rearm or old is None or old.shows.get("decision") != decision):
             return

@@ -213,6 +213,7 @@ class TableRunner:
         self.shared = bool(getattr(storage, "shared", False))  # other processes may decide for this table too
         self._saved_states: JSON | None = None  # the seat states as last saved or loaded
         self._unsure = False  # a write was cut off: this copy may be one action ahead of the log
+        self._step_writes: list[Awaitable[Any]] = []
         self._states_version = 0
         # Several workers: the hand's messages per (seat, kind) as stored (``storage.seat_messages``),
         # read at each step's catch-up; the presenter reads and writes them while it holds the table.
@@ -631,12 +632,20 @@ class TableRunner:
         self._saved_states = self._states()
         return bool(current)
 
+    def write_with_step(self, write: Awaitable[Any]) -> None:
+        """Several workers, during a step: a write to make at its end together with its timers and
+        seat states (one transaction), before the table is let go. It must not raise."""
+        self._step_writes.append(write)
+
     async def _save_step(self) -> None:
-        """After a step: the seat states (if they changed) and the timers it set, for other workers.
-        Both are asked for at once, so the group commit writes them in one transaction."""
+        """After a step: the seat states (if they changed), the timers it set and the writes asked
+        for (``write_with_step``), for other workers. All are asked for at once, so the group
+        commit writes them in one transaction."""
         states = self._states()
         flush = getattr(self.scheduler, "flush", None)
         writes = [flush()] if flush is not None else []
+        writes += self._step_writes
+        self._step_writes = []
         if states != self._saved_states and not self.game.over:
             writes.append(self._save_states(states))
         await asyncio.gather(*writes)
