@@ -72,7 +72,7 @@ class AiohttpRequest(BaseRequest):
             raise RuntimeError("This AiohttpRequest is not initialized!")
         files = request_data.multipart_data if request_data else None
         fields = request_data.json_parameters if request_data else {}
-        body: dict[str, str] | aiohttp.FormData = fields
+        body: dict[str, str] | aiohttp.FormData | None = fields if request_data else None  # a file's GET: none
         if files:
             body = aiohttp.FormData()
             for name, value in fields.items():
