@@ -467,15 +467,15 @@ class TableRunner:
             state = self.state[seat]
             legal = tuple(self.game.legal_actions(seat)) if seat in pending else ()
             if seat not in pending:
+                self._cancel_timers(seat, ping=state.prompt_seq is not None)
                 state.prompt_seq, state.legal, state.deadline = None, (), None
                 if self.game.phase is not Phase.SWAP:
                     state.swap_pick.clear()
-                self._cancel_timers(seat)
                 continue
             if state.prompt_seq is not None and legal == state.legal and seat not in force:
                 continue
+            self._cancel_timers(seat, ping=state.prompt_seq is not None)
             state.prompt_seq, state.legal, state.deadline = self.logged, legal, None
-            self._cancel_timers(seat)
             if not self.controlled(seat):
                 self._start_timer(seat, self.logged)
 
@@ -492,11 +492,12 @@ class TableRunner:
     def _timer_name(self, seat: int) -> str:
         return f"xz-timer:{self.table_id}:{seat}"
 
-    def _cancel_timers(self, seat: int) -> None:
+    def _cancel_timers(self, seat: int, ping: bool = True) -> None:
         """The seat's decision closed (or passed to the computer): its deadline goes, and with several
-        workers its turn ping too (a ping is otherwise the presenter's, armed once the DM shows it)."""
+        workers its turn ping too (``ping``: a decision was open; a ping is otherwise the presenter's,
+        armed once the DM shows it)."""
         self.scheduler.cancel(self._timer_name(seat))
-        if self.shared:
+        if self.shared and ping:
             self.scheduler.cancel(ping_key(self.table_id, seat))
 
     def _arm_wake(self) -> None:
