@@ -213,11 +213,11 @@ def runs(text: str, size: int, bold: bool = False) -> tuple[Run, ...]:
         ):
             face = before
         parts.append((cluster, face))
-    # Real bold for a face only when the bold file has every cluster this string gives it.
+    # Real bold for a face only when the bold file has every cluster this string gives it (checked
+    # once per face: once per cluster made it quadratic, most of a new bold label's time).
+    used = {id(f): f for _, f in parts if f is not None}
     real_bold = {
-        id(f): bool(bold and f.bold and all(f.bold_covers(c) for c, g in parts if g is f))
-        for _, f in parts
-        if f is not None
+        key: bool(bold and f.bold and all(f.bold_covers(c) for c, g in parts if g is f)) for key, f in used.items()
     }
     out: list[Run] = []
     for cluster, face in parts:
