@@ -15,6 +15,7 @@ prefix, and compares the ledger with the transfers the referee books for each ac
 from __future__ import annotations
 
 import asyncio
+import os
 import random
 import select
 import signal
@@ -129,6 +130,8 @@ async def _play_table(store: Storage, table_id: int, rng: random.Random, resume:
             written = await store.append_action(hand.id, seq, action, transfers, result=result)
             assert not written.duplicate
             ready.set()
+        if model.finished:
+            print("finished", flush=True)  # kill_at_random(until_finished=True) waits for this line
 
 
 async def _keep_scores(store: Storage, rng: random.Random) -> None:
@@ -246,12 +249,38 @@ def _check_hand(hand: Any, logged: Sequence[Any], rows: Sequence[Any]) -> None:
         assert reversal == restored, f"voided hand {hand.id} not fully restored"
 
 
-def kill_at_random(path: str, seed: int, rng: random.Random, linger: float = 0.25) -> str:
+def _wait_for_line(worker: subprocess.Popen[bytes], line: bytes, timeout: float, got: bytearray) -> bool:
+    """Read the worker's output (straight from its pipe, into ``got``) until ``line`` is one of its
+    lines; False if the worker ends or ``timeout`` seconds pass first."""
+    fd = worker.stdout.fileno()  # type: ignore[union-attr]
+    deadline = time.monotonic() + timeout
+    while line not in got.split(b"\n"):
+        remaining = deadline - time.monotonic()
+        if remaining <= 0 or not select.select([fd], [], [], remaining)[0]:
+            return False
+        chunk = os.read(fd, 4096)
+        if not chunk:
+            return False
+        got += chunk
+    return True
+
+
+def _last_words(worker: subprocess.Popen[bytes]) -> bytes:
+    """The worker's stderr, once it has ended (killed if need be), for a failure's message."""
+    if worker.poll() is None:
+        worker.kill()
+        worker.wait()
+    return worker.stderr.read()[-3000:]  # type: ignore[union-attr]
+
+
+def kill_at_random(path: str, seed: int, rng: random.Random, linger: float = 0.25,
+                   until_finished: bool = False) -> str:
     """Start a worker on ``path`` and SIGKILL it at a random moment; returns where it was hit.
 
     Half the kills land at a random time after start (possibly during start-up or a
     migration), half at a random time (up to ``linger`` seconds) after the worker reported
-    it is writing.
+    it is writing. With ``until_finished`` such a kill first lets the worker settle a hand: on a
+    loaded machine a life of ``linger`` seconds may settle none, whatever ``linger`` is.
     """
     worker = subprocess.Popen(
         [sys.executable, __file__, path, str(seed)],
@@ -263,10 +292,11 @@ def kill_at_random(path: str, seed: int, rng: random.Random, linger: float = 0.2
             time.sleep(rng.uniform(0.0, 0.5))
             moment = "anytime"
         else:
-            ready, _, _ = select.select([worker.stdout], [], [], 20)
-            assert ready, "worker never started writing"
-            line = worker.stdout.readline()  # type: ignore[union-attr]
-            assert line == b"ready\n", (line, worker.stderr.read())  # type: ignore[union-attr]
+            said = bytearray()
+            if not _wait_for_line(worker, b"ready", 20, said):
+                raise AssertionError(f"worker never started writing: {bytes(said)!r} {_last_words(worker)!r}")
+            if until_finished and not _wait_for_line(worker, b"finished", 120, said):
+                raise AssertionError(f"worker settled no hand in 120 s: {_last_words(worker)!r}")
             time.sleep(rng.uniform(0.0, linger))
             moment = "writing"
         if worker.poll() is not None:
@@ -287,7 +317,9 @@ async def crash_loop(path: str, kills: int, seed: int = 0, linger: float = 0.25)
     rng = random.Random(seed)
     seen: Counter = Counter()
     for round_number in range(kills):
-        seen[kill_at_random(path, rng.randrange(2**31), rng, linger)] += 1
+        # Until a hand has been settled, a kill while writing waits for one (the test needs the
+        # final action's transaction hit too): the same kills, at least one settlement, any load.
+        seen[kill_at_random(path, rng.randrange(2**31), rng, linger, until_finished=not seen["finished"])] += 1
         counts = await check_database(path)
         seen["kills"] = round_number + 1
         for key, value in counts.items():

@@ -19,9 +19,9 @@ import uuid
 from pathlib import Path
 
 import pytest
-from fake_telegram import FakeChat, FakeTelegram
+from fake_telegram import ChatMessage, FakeChat, FakeTelegram, FakeUser
 from harness import BotFactory
-from table_players import HumanPlayer, alone_at_a_table, play_until_over
+from table_players import HumanPlayer, alone_at_a_table, game_buttons, hand_message, play_until_over
 
 from bot.services import services
 
@@ -32,7 +32,10 @@ FAST = {"XUEZHAN_COMPUTER_DELAY": "0.05", "XUEZHAN_GROUP_UPDATE_SECONDS": "3", "
 # on a loaded machine, and no write would ever meet the fault. At 0.2 s a move even a short hand
 # leaves several seconds.
 STILL_PLAYING = {**FAST, "XUEZHAN_COMPUTER_DELAY": "0.2"}
-HOLD_SECONDS = 12.0  # longer than the bot's 10 s busy timeout
+# Longer than the bot's 10 s busy timeout, by enough that the first write to wait for the lock
+# (which starts up to a move's time after it is taken, more on a loaded machine) has failed, and
+# said so, before the lock goes.
+HOLD_SECONDS = 14.0
 LOCKER = """
 import sqlite3, sys, time
 db = sqlite3.connect(sys.argv[1], isolation_level=None)
@@ -109,6 +112,44 @@ def fill(where: Path) -> Path:
     return filler
 
 
+async def her_turn(telegram: FakeTelegram, alice: FakeUser) -> tuple[ChatMessage, str]:
+    """Alice plays (passing every claim, so she is never out) until it is her turn to discard:
+    the table then writes nothing until she does. Her DM and the data of a discard button."""
+    player = HumanPlayer(telegram, alice)
+    for _ in range(1200):
+        dm = hand_message(telegram, alice)
+        buttons = game_buttons(dm) if dm is not None else []
+        discard = next((b.callback_data for b, code in buttons if code.startswith("d")), None)
+        if dm is not None and discard is not None:
+            return dm, discard
+        passing = next((b.callback_data for b, code in buttons if code.startswith("x")), None)
+        if dm is not None and passing is not None:
+            edits = dm.edit_count
+            await (await alice.press(dm, data=passing)).answer()
+            await telegram.wait_for(lambda m=dm, e=edits: m.edit_count > e or hand_message(telegram, alice) is not m,
+                                    what="the pass taken")
+        elif not await player.act():  # the swap and the void
+            await asyncio.sleep(0.05)
+    raise AssertionError("Alice's turn to discard never came")
+
+
+def fill_behind_an_empty_wal(db: Path, disk: Path) -> Path:
+    """Fill the disk while the write-ahead log is empty, so that any write must grow it; the filler.
+
+    A log that keeps pages (a checkpoint that could not truncate it, or a write between the
+    checkpoint and the filling) lets writes through once the background checkpoint has copied it
+    back: the writer reuses those pages. So the log is truncated and checked empty after filling."""
+    wal = Path(f"{db}-wal")
+    for _ in range(50):
+        with contextlib.closing(sqlite3.connect(db)) as conn:
+            busy, _, _ = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        filler = fill(disk)
+        if busy == 0 and (not wal.exists() or wal.stat().st_size == 0):
+            return filler
+        filler.unlink()
+    raise AssertionError("the write-ahead log never stayed empty")
+
+
 async def test_a_full_disk_pauses_the_table_and_it_goes_on_when_space_returns(
     telegram: FakeTelegram, start_bot: BotFactory, tmp_path: Path
 ) -> None:
@@ -116,20 +157,20 @@ async def test_a_full_disk_pauses_the_table_and_it_goes_on_when_space_returns(
     mount_tmpfs(disk, "16m")
     try:
         start_bot.db = disk / "xuezhan.db"
-        app = await start_bot(**STILL_PLAYING)
-        _, group = await alone_at_a_table(telegram)
-        await telegram.wait_for_bot_message(group, lambda m: "ran out of time" in (m.text or ""), timeout=15)
+        app = await start_bot(**{**FAST, "XUEZHAN_DISCARD_SECONDS": "120", "XUEZHAN_CLAIM_SECONDS": "120"})
+        alice, group = await alone_at_a_table(telegram)
+        dm, discard = await her_turn(telegram, alice)
         before = await logged_actions(app, group)
-        with contextlib.closing(sqlite3.connect(start_bot.db)) as db:  # empty the write-ahead log, so the
-            db.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # next write must grow a file on the full disk
-        filler = fill(disk)
+        filler = fill_behind_an_empty_wal(start_bot.db, disk)
+        press = await alice.press(dm, data=discard)  # her move cannot be saved
         await telegram.wait_for_bot_message(group, lambda m: "cannot save" in (m.text or ""), timeout=30)
+        assert await press.answer() is None  # answered while the move waits for the disk
         during = await logged_actions(app, group)
         await asyncio.sleep(2)
-        assert await logged_actions(app, group) == during  # nothing gets through a full disk
+        assert await logged_actions(app, group) == during == before  # nothing gets through a full disk
         filler.unlink()
         await telegram.wait_for_bot_message(group, lambda m: "works again" in (m.text or ""), timeout=30)
-        await telegram.wait_for(lambda: settlement(telegram, group), timeout=90, what="the settlement card")
+        await play_until_over(telegram, group, [HumanPlayer(telegram, alice)], timeout=90)
         assert await logged_actions(app, group) > before
         assert await services(app).storage.verify() == []
         await start_bot.close()
@@ -173,22 +214,19 @@ async def test_a_group_that_becomes_a_supergroup_keeps_its_chips(
     alice, group = await alone_at_a_table(telegram)
     card = await play_until_over(telegram, group, [HumanPlayer(telegram, alice)])
     storage = services(app).storage
+    # Who has a balance depends on the hand: a seat no chip touched has none (Alice may be one).
     before = {t.name: t.net for t in await storage.balances(group.id)}
-    assert before
 
     supergroup = telegram.migrate(group)
-    for _ in range(100):
-        if await storage.balances(supergroup.id):
-            break
-        await asyncio.sleep(0.05)
+    # The table moved too: the card waiting for Next / End is posted again in the supergroup,
+    # once the chat's rows have moved.
+    moved = await telegram.wait_for(lambda: settlement(telegram, supergroup), timeout=15, what="the card moved")
+    assert card.chat_id == group.id and moved.chat_id == supergroup.id
     assert {t.name: t.net for t in await storage.balances(supergroup.id)} == before
     assert await storage.balances(group.id) == []
     sent = await alice.send(supergroup, "/balance")
     answer = await telegram.wait_for_bot_message(supergroup, lambda m: "chips" in (m.text or ""), after=sent.message_id)
-    assert f"{before['Alice']:+d}" in answer.text or (before["Alice"] == 0 and "0" in answer.text)
-    # The table moved too: the card waiting for Next / End is posted again in the supergroup.
-    moved = await telegram.wait_for(lambda: settlement(telegram, supergroup), timeout=15, what="the card moved")
-    assert card.chat_id == group.id and moved.chat_id == supergroup.id
+    assert answer.text == f"Alice: {before.get('Alice', 0):+d} chips in this chat."
     await (await alice.press(moved, "End")).answer()
     await telegram.wait_for_bot_message(supergroup, lambda m: "is over after 1 hand." in (m.text or ""))
     assert await storage.verify() == []
