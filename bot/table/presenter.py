@@ -718,10 +718,9 @@ class TelegramPresenter:
         return inputs, views.seat_caption(runner, seat, texts), views.seat_keyboard(runner, seat, texts)
 
     def _redraw(self, runner: TableRunner, seat: int, seat_show: SeatShow, picture: bool,
-                wanted: tuple[tuple[Any, ...], str, Markup]) -> tuple[bool, bool]:
-        """Whether the DM needs a new picture, and whether it needs any call at all, compared with
-        what it shows (``_keys``)."""
-        keys = _keys(runner, *wanted)
+                keys: tuple[Any, Any, Any]) -> tuple[bool, bool]:
+        """Whether the DM needs a new picture, and whether it needs any call at all, comparing the
+        ``_keys`` of what it should show with those of what it shows."""
         redraw = seat_show.message_id is None or (picture and keys[0] != seat_show.picture)
         if redraw and seat_show.message_id is not None and _only_the_table_moved(runner, keys[0], seat_show.picture):
             # A claim on another's discard: the caption and buttons name the tile, the person's own
@@ -734,20 +733,22 @@ class TelegramPresenter:
         user_id = runner.seats[seat].user_id
         if user_id is None:
             return
-        redraw, changed = self._redraw(runner, seat, seat_show, picture, self._seat_wanted(runner, seat))
+        redraw, changed = self._redraw(runner, seat, seat_show, picture,
+                                       _keys(runner, *self._seat_wanted(runner, seat)))
         if not changed:
             return  # nothing to change: no turn taken
         stale: list[tuple[int, int]] = []
         try:
             async with self._turn(user_id), runner.current():  # several workers: the table's state now
                 wanted = self._seat_wanted(runner, seat)  # the latest, after the wait
+                keys = _keys(runner, *wanted)
                 if runner.shared:  # what the DM shows is the database's: another worker may have drawn it
                     stale = await self._stale_messages(runner, seat)  # gone even if the edit fails
                     self._adopt_dm(runner, seat, seat_show)
-                    redraw, changed = self._redraw(runner, seat, seat_show, picture, wanted)
+                    redraw, changed = self._redraw(runner, seat, seat_show, picture, keys)
                 if changed:
-                    await self._show_seat(runner, seat, seat_show, user_id, *wanted, redraw)
-                    seat_show.caption, seat_show.buttons = _keys(runner, *wanted)[1:]
+                    await self._show_seat(runner, seat, seat_show, user_id, *wanted, redraw, keys)
+                    seat_show.caption, seat_show.buttons = keys[1:]
                 if runner.shared:
                     await self._store_dm(runner, seat, seat_show)
         except Forbidden:
@@ -763,9 +764,11 @@ class TelegramPresenter:
                 await self._delete(chat_id, message_id)
 
     async def _show_seat(self, runner: TableRunner, seat: int, seat_show: SeatShow, user_id: int,
-                         inputs: tuple[Any, ...], caption: str, markup: Markup, redraw: bool) -> None:
-        """One call: a new photo, a new picture, or only the caption and buttons."""
-        picture_key, caption_key, _ = _keys(runner, inputs, caption, markup)
+                         inputs: tuple[Any, ...], caption: str, markup: Markup, redraw: bool,
+                         keys: tuple[Any, Any, Any]) -> None:
+        """One call: a new photo, a new picture, or only the caption and buttons (``keys``: what
+        they are compared by, ``_keys``)."""
+        picture_key, caption_key, _ = keys
         if redraw and picture_key == seat_show.picture and seat_show.message_id is not None:
             redraw = False
         if not redraw:
