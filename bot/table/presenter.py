@@ -169,7 +169,7 @@ class TelegramPresenter:
         if resumed:
             line = texts.t("The bot is back: hand {n} continues.", n=runner.hand.number)
             self._enqueue(runner, lambda: self._send_group_text(runner, line))
-        self._enqueue(runner, lambda: self._post_table(runner))
+        self._enqueue(runner, lambda: self._post_table(runner, again=resumed))
         for seat in range(len(runner.seats)):
             if runner.human(seat):
                 seat_show = show.seats[seat] = SeatShow()
@@ -251,7 +251,7 @@ class TelegramPresenter:
         show = self._shows.get(runner.table_id)
         if show is not None and not runner.game.over:
             show.message_id, show.group_shown = None, None
-            self._enqueue(runner, lambda: self._post_table(runner))
+            self._enqueue(runner, lambda: self._post_table(runner, again=True))
 
     # --- several workers ---------------------------------------------------------------------
 
@@ -266,6 +266,10 @@ class TelegramPresenter:
                 if runner.human(seat):
                     show.seats[seat] = SeatShow()
         await self.caught_up(runner)
+        if runner.table_message is None and runner.table_message_known:
+            # The hand's table picture was never posted (its worker died first): post it (holding the
+            # table, only if the dealer has not meanwhile).
+            self._enqueue(runner, lambda: self._post_table(runner))
 
     async def post_settlement(self, runner: TableRunner) -> None:
         """Post a finished hand's settlement card that is still owed, and wait until it is out
@@ -280,8 +284,11 @@ class TelegramPresenter:
         show = self._shows.get(runner.table_id)
         if show is None:
             return
-        table = await self.storage.get_table(runner.table_id)
-        show.message_id, show.group_shown = table.message_id or show.message_id, None
+        if runner.table_message is not None:
+            show.message_id = runner.table_message
+        elif not runner.table_message_known:  # seat states from before the hand's picture was kept
+            show.message_id = (await self.storage.get_table(runner.table_id)).message_id or show.message_id
+        show.group_shown = None
         for seat, seat_show in show.seats.items():
             seat_show.picture = seat_show.caption = seat_show.buttons = None
             seat_show.expiries = runner.state[seat].expiries
@@ -497,17 +504,26 @@ class TelegramPresenter:
             show.group_picture = (view, await _photo(shared_table, view))
         return show.group_picture[1]
 
-    async def _post_table(self, runner: TableRunner) -> None:
-        """The hand's table message: posted once, then edited by the group loop."""
+    async def _post_table(self, runner: TableRunner, again: bool = False) -> None:
+        """The hand's table message: posted once, then edited by the group loop. With several
+        workers it is posted holding the table, and only if no worker posted the hand's yet (or
+        ``again``: a resumed hand, a group that moved): the first one's is taken up instead."""
         show = self._shows.get(runner.table_id)
         if show is None:
             return
         show.group_dirty = False
-        async with self._turn(runner.chat_id):
-            view, caption = self._group_wanted(runner, show)
-            image = await self._group_png(show, view)
-            show.group_sent = time.monotonic()
-            message = await self._send_group_photo(runner, image, caption)
+        message = None
+        async with self._turn(runner.chat_id), runner.current():
+            if runner.shared and runner.table_message is not None and not again:
+                show.message_id, show.group_shown = runner.table_message, None
+                show.group_dirty = True  # edited to the state now by the group loop
+            else:
+                view, caption = self._group_wanted(runner, show)
+                image = await self._group_png(show, view)
+                show.group_sent = time.monotonic()
+                message = await self._send_group_photo(runner, image, caption)
+                if message is not None:
+                    runner.table_message, runner.table_message_known = message.message_id, True
         if message is not None:
             show.message_id = message.message_id
             show.group_shown = (view, caption)

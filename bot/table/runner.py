@@ -214,6 +214,11 @@ class TableRunner:
         self._saved_states: JSON | None = None  # the seat states as last saved or loaded
         self._unsure = False  # a write was cut off: this copy may be one action ahead of the log
         self._step_writes: list[Awaitable[Any]] = []
+        # Several workers: the hand's table picture in the group (kept in the seat states: the id in
+        # ``tables`` is the table's, an earlier hand's until this hand's is posted). Known once this
+        # copy posted it or loaded seat states that say (None there: not posted yet).
+        self.table_message: int | None = None
+        self.table_message_known = False
         self._states_version = 0
         # Several workers: the hand's messages per (seat, kind) as stored (``storage.seat_messages``),
         # read at each step's catch-up; the presenter reads and writes them while it holds the table.
@@ -612,7 +617,7 @@ class TableRunner:
         return bool(progress.actions) or progress.version != self._states_version
 
     def _states(self) -> JSON:
-        return {"logged": self.logged, "seats": [
+        return {"logged": self.logged, "table": self.table_message, "seats": [
             {"prompt": s.prompt_seq, "auto": s.auto, "left": s.left, "expiries": s.expiries, "pick": list(s.swap_pick),
              "deadline": s.deadline}
             for s in self.state
@@ -624,6 +629,8 @@ class TableRunner:
         others open again (``_refresh_decisions``), with new deadlines. False when they were older."""
         pending = set(self.game.pending_seats()) if not self.game.over else set()
         current = saved["logged"] == self.logged
+        if "table" in saved:  # (seat states saved before the hand's table picture was kept say nothing)
+            self.table_message, self.table_message_known = saved["table"], True
         for seat, (state, kept) in enumerate(zip(self.state, saved["seats"], strict=True)):
             state.auto, state.left, state.expiries = kept["auto"], kept["left"], kept["expiries"]
             state.swap_pick = list(kept["pick"])

@@ -470,3 +470,41 @@ async def test_the_worker_showing_a_decision_is_killed_and_the_other_edits_that_
     assert hand_message(telegram, person) is shown
     assert [m.message_id for m in pings(telegram, person, deleted=True)] == [ping.message_id, void[0].message_id]
 
+
+async def test_a_hand_whose_table_picture_was_never_posted_gets_one_from_the_worker_taking_it_up(
+    telegram: FakeTelegram, postgres_server, monkeypatch
+) -> None:
+    """The hand's table picture is the hand's, kept with its seat states (the id in ``tables`` is an
+    earlier hand's, or none, until it is posted). The worker that dealt fails to post the picture
+    (as one that died right after dealing would), then stops and hands the table over: the other
+    posts the hand's picture, once, and edits the DM already sent. Before, it took the table's id
+    (none here, or the previous hand's picture), and the group never saw this hand's table."""
+    db = await postgres_server.create_database()
+    for name in clean_environment():
+        monkeypatch.delenv(name)
+    slow = {"XUEZHAN_LANG": "en", "XUEZHAN_COMPUTER_DELAY": "0", "XUEZHAN_DISCARD_SECONDS": "60",
+            "XUEZHAN_CLAIM_SECONDS": "60", "XUEZHAN_GROUP_UPDATE_SECONDS": "1"}
+    factory = BotFactory(telegram, db)
+    try:
+        first = await factory(**slow)
+        telegram.fail_next("sendPhoto", 2, status=400, description="Bad Request: the worker is gone")
+        alice, group = await alone_at_a_table(telegram)
+        storage = services(first).storage
+        for _ in range(100):
+            if [m for m in telegram.all_bot_messages(group) if "has started" in (m.text or "")] and \
+                    await storage.unfinished_hands():
+                break
+            await asyncio.sleep(0.1)
+        await asyncio.sleep(2)  # the dealer's first two pictures are refused (its DM goes out with a later change)
+        assert table_pictures(telegram, group) == []
+        telegram.clear_faults()
+        await factory(**slow)  # the other worker
+        await factory.stop(first)  # hands its table over
+        await telegram.wait_for(lambda: hand_message(telegram, alice), timeout=20, what="the DM")
+        await telegram.wait_for(lambda: table_pictures(telegram, group), timeout=20, what="the hand's table picture")
+        await asyncio.sleep(2)
+        assert len(table_pictures(telegram, group)) == 1 and len(dm_pictures(telegram, alice)) == 1
+    finally:
+        await factory.close()
+        await postgres_server.drop_database(db)
+
