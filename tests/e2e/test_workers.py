@@ -313,6 +313,7 @@ async def test_hand_after_hand_at_two_workers_each_taking_up_what_the_other_deal
                                 what=f"hand {number}'s pings and mentions deleted: {pings(telegram, person)} "
                                      f"{mentions(telegram, group)}")
         assert len(dm_pictures(telegram, person)) == number  # each hand its own DM, never an earlier one's
+        assert len(table_pictures(telegram, group)) == number  # and its own table picture, posted once
         if number < 3:
             await (await person.press(cards[-1], "Next hand")).answer()
     store = two_workers.store
