@@ -20,10 +20,13 @@ from bot.http import AiohttpRequest
 
 
 @pytest.fixture
-async def slow_api() -> AsyncIterator[str]:
-    """A Bot API that answers every call after a second."""
+async def slow_api() -> AsyncIterator[tuple[str, asyncio.Event]]:
+    """A Bot API that answers every call after a second, and the event set when a call has
+    arrived (so a test knows that call holds its connection)."""
+    arrived = asyncio.Event()
 
     async def answer(request: web.Request) -> web.Response:
+        arrived.set()
         await asyncio.sleep(1.0)
         return web.json_response({"ok": True, "result": True})
 
@@ -34,7 +37,7 @@ async def slow_api() -> AsyncIterator[str]:
     site = web.TCPSite(runner, "127.0.0.1", 0)
     await site.start()
     port = runner.addresses[0][1]
-    yield f"http://127.0.0.1:{port}/bot"
+    yield f"http://127.0.0.1:{port}/bot", arrived
     await runner.cleanup()
 
 
@@ -67,15 +70,17 @@ async def test_a_dropped_connection_is_a_network_error(telegram: FakeTelegram) -
     assert not isinstance(raised.value, TimedOut)
 
 
-async def test_a_slow_answer_and_a_full_pool_are_timed_out(slow_api: str) -> None:
+async def test_a_slow_answer_and_a_full_pool_are_timed_out(slow_api: tuple[str, asyncio.Event]) -> None:
+    url, arrived = slow_api
     request = AiohttpRequest(1, read_timeout=0.2, pool_timeout=0.2)
     async with request:
         with pytest.raises(TimedOut):  # no answer within the read timeout
-            await request.post(f"{slow_api}TOKEN/sendMessage")
+            await request.post(f"{url}TOKEN/sendMessage")
     request = AiohttpRequest(1, read_timeout=5.0, connect_timeout=0.1, pool_timeout=0.1)
+    arrived.clear()  # set by the call above
     async with request:
-        first = asyncio.create_task(request.post(f"{slow_api}TOKEN/sendMessage"))
-        await asyncio.sleep(0.05)
+        first = asyncio.create_task(request.post(f"{url}TOKEN/sendMessage"))
+        await asyncio.wait_for(arrived.wait(), 30)  # the first call holds the one connection
         with pytest.raises(TimedOut):  # its one connection stays busy longer than pool + connect timeouts
-            await request.post(f"{slow_api}TOKEN/sendMessage")
+            await request.post(f"{url}TOKEN/sendMessage")
         assert await first is True
