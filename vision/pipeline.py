@@ -24,10 +24,9 @@ from vision.layout import hand_members, reading_order, turn_boxes, upright_turns
 
 MODELS = Path(__file__).resolve().parent / "models"
 LOW_CONFIDENCE = 0.8
-# A photo of something else (a cat, a page) may show a blob or two the classifier half takes for
-# a tile; a hand photo shows many tiles, most of them read surely. At most this many suited tiles,
-# every one of them below LOW_CONFIDENCE, is taken for no tiles at all.
-FEW_TILES = 3
+# A photo of something else (a cat, a page, a receipt) may show a few blobs the classifier half
+# takes for tiles; a hand photo shows tiles, most of them read surely. Suited tiles that are every
+# one of them below LOW_CONFIDENCE are taken for no tiles at all.
 
 
 @dataclass(frozen=True)
@@ -149,7 +148,7 @@ def _read(classifier, image: np.ndarray, found: Detections) -> _Reading:
     suited = np.nonzero((classes != NOT_SUITED) & hand_members(all_boxes))[0]
     if len(suited) == 0:
         raise VisionError("no_tiles", f"{len(found.boxes)} tiles were found but none is a suited tile (万, 筒 or 条)")
-    if len(suited) <= FEW_TILES and probabilities[suited, classes[suited]].max() < LOW_CONFIDENCE:
+    if probabilities[suited, classes[suited]].max() < LOW_CONFIDENCE:
         raise VisionError("no_tiles", f"only {len(suited)} unsure tile(s) were found: this does not look like a hand")
     boxes = all_boxes[suited]
     turns = upright_turns(np.stack([tile_top(box, p) for box, p in zip(boxes, upright[suited], strict=True)]))
