@@ -7,7 +7,8 @@ game with a 95% interval clustered by seed. Prints one Markdown row per pair and
 the issue-17 target where there is one. Seeds 77000 and up were never used for tuning (see
 docs/ai.md); the hard player's strength depends on the CPU it gets within its time budget, so
 run it on a quiet machine, one process per core, or name ``hard-N`` (N search rounds whatever
-the clock) to measure the search itself on a loaded one.
+the clock) to measure the search itself on a loaded one. Each row also gives the challenger's
+decision p95 and the search rounds per searched discard of every hard player in the games.
 """
 
 from __future__ import annotations
@@ -15,10 +16,14 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from engine.ai_search import SearchPlayer
 from engine.rules import RuleSet
 from engine.selfplay import arena
 
@@ -44,6 +49,34 @@ def target_of(challenger: str, baseline: str, preset: str) -> str:
     return ""
 
 
+@contextmanager
+def counting_search_rounds() -> Iterator[list[int]]:
+    """The rounds every hard search of the run played (one entry per searched discard). A
+    budgeted ``hard`` plays as many as the machine gives it, so its row means little without
+    them; the search method is wrapped for the run and put back after."""
+    rounds: list[int] = []
+    search = SearchPlayer._search
+
+    def counted(self: SearchPlayer, *args: Any) -> dict[int, float]:
+        out = search(self, *args)
+        rounds.append(self.last_samples)
+        return out
+
+    SearchPlayer._search = counted  # type: ignore[method-assign]
+    try:
+        yield rounds
+    finally:
+        SearchPlayer._search = search  # type: ignore[method-assign]
+
+
+def spread(rounds: list[int]) -> str:
+    """p10 / p50 / p90 of the rounds, or a dash when nothing searched."""
+    if not rounds:
+        return "—"
+    ordered = sorted(rounds)
+    return " / ".join(str(ordered[min(len(ordered) - 1, int(q * len(ordered)))]) for q in (0.1, 0.5, 0.9))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=100)
@@ -53,17 +86,19 @@ def main() -> int:
     args = parser.parse_args()
     pairs = [tuple(p.split(":")) for p in args.pairs.split(",")]
     print(f"seeds {args.first_seed}..{args.first_seed + args.seeds - 1}, 4 games per seed")
-    print("| challenger | baseline | preset | chips/game | 95% CI | win % | 花猪 % | target |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| challenger | baseline | preset | chips/game | 95% CI | win % | 花猪 % | decision p95 "
+          "| search rounds p10 / p50 / p90 | target |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for preset in args.rules.split(","):
         rules = RuleSet.preset(preset)
         for challenger, baseline in pairs:
             start = time.perf_counter()
-            r = arena(challenger, baseline, rules, args.seeds, first_seed=args.first_seed)
+            with counting_search_rounds() as rounds:
+                r = arena(challenger, baseline, rules, args.seeds, first_seed=args.first_seed)
             sc = r.score
             print(f"| {challenger} | {baseline} | {preset} | {sc.mean:+.2f} | {sc.low:+.2f} .. {sc.high:+.2f} | "
-                  f"{r.win_rate:.0%} | {r.flower_pig_rate:.1%} | {target_of(challenger, baseline, preset)} |",
-                  flush=True)
+                  f"{r.win_rate:.0%} | {r.flower_pig_rate:.1%} | {r.decision_ms_p95:.0f} ms | {spread(rounds)} | "
+                  f"{target_of(challenger, baseline, preset)} |", flush=True)
             print(f"<!-- {time.perf_counter() - start:.0f} s -->", file=sys.stderr)
     return 0
 
