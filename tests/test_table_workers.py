@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
 
 import pytest
 
@@ -52,29 +53,39 @@ async def never_fired(timer: Timer) -> None:
     raise AssertionError(f"{timer.key} fired: this test does not poll")
 
 
-@pytest.fixture
-async def two_workers(postgres_server):
+@asynccontextmanager
+async def two_copies(postgres_server, rules: RuleSet) -> AsyncIterator[list[TableRunner]]:
+    """One hand dealt with ``rules``, held by two runners with storage connections of their own;
+    the first deals it, the second attaches to it."""
     url = await postgres_server.create_database()
     stores = [await open_storage(url), await open_storage(url)]
     players = [await stores[0].player_for_user(CHAT, user, f"P{user}") for user in USERS]
     table = await stores[0].create_table(CHAT, None)
     for seat, player in enumerate(players):
         await stores[0].set_seat(table.id, seat, player.id)
-    hand = await stores[0].start_hand(table.id, RULES.to_dict(), seed=18, dealer=0)
+    hand = await stores[0].start_hand(table.id, rules.to_dict(), seed=18, dealer=0)
     seats = [SeatPlayer(p.id, p.name, p.user_id) for p in players]
     runners = [
-        TableRunner(table_id=table.id, chat_id=CHAT, hand=hand, game=Game(RULES, 18, 0), seats=seats, storage=store,
+        TableRunner(table_id=table.id, chat_id=CHAT, hand=hand, game=Game(rules, 18, 0), seats=seats, storage=store,
                     presenter=Watcher(), scheduler=DatabaseScheduler(store, never_fired), limits=Limits())
         for store in stores
     ]
-    await runners[0].start()
-    await runners[1].attach()
-    yield runners
-    for runner in runners:
-        await runner.close()
-    for store in stores:
-        await store.close()
-    await postgres_server.drop_database(url)
+    try:
+        await runners[0].start()
+        await runners[1].attach()
+        yield runners
+    finally:
+        for runner in runners:
+            await runner.close()
+        for store in stores:
+            await store.close()
+        await postgres_server.drop_database(url)
+
+
+@pytest.fixture
+async def two_workers(postgres_server):
+    async with two_copies(postgres_server, RULES) as runners:
+        yield runners
 
 
 def next_press(runner: TableRunner) -> tuple[int, int, str]:
@@ -167,30 +178,9 @@ async def test_swap_picks_made_one_after_another_reach_the_other_worker(postgres
     """Each toggle is saved for the other workers. (The saved copy of the seat states shared the
     live list of picks, so a pick added in place compared equal to what was saved and was not
     saved: the other worker's next step overwrote it, and a person's DM lost a pick of three.)"""
-    url = await postgres_server.create_database()
-    stores = [await open_storage(url), await open_storage(url)]
     rules = RULES.with_changes(swap_three=True, swap_direction="clockwise")
-    players = [await stores[0].player_for_user(CHAT, user, f"P{user}") for user in USERS]
-    table = await stores[0].create_table(CHAT, None)
-    for seat, player in enumerate(players):
-        await stores[0].set_seat(table.id, seat, player.id)
-    hand = await stores[0].start_hand(table.id, rules.to_dict(), seed=18, dealer=0)
-    seats = [SeatPlayer(p.id, p.name, p.user_id) for p in players]
-    first, second = [
-        TableRunner(table_id=table.id, chat_id=CHAT, hand=hand, game=Game(rules, 18, 0), seats=seats, storage=store,
-                    presenter=Watcher(), scheduler=DatabaseScheduler(store, never_fired), limits=Limits())
-        for store in stores
-    ]
-    try:
-        await first.start()
-        await second.attach()
+    async with two_copies(postgres_server, rules) as (first, second):
         for position in (0, 1):
             await first.press(USERS[0], first.state[0].prompt_seq, f"t{position}")  # type: ignore[arg-type]
         await second.press(USERS[0], second.state[0].prompt_seq, "t2")  # type: ignore[arg-type]
         assert second.state[0].swap_pick == [0, 1, 2]
-    finally:
-        for runner in (first, second):
-            await runner.close()
-        for store in stores:
-            await store.close()
-        await postgres_server.drop_database(url)
