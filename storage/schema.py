@@ -2,7 +2,7 @@
 
 ``MIGRATIONS[i]`` takes a database from ``PRAGMA user_version`` *i* to *i + 1*. A migration
 is only ever appended, never edited once released: a database file carries its version and
-start-up applies exactly the steps it is missing, each in its own transaction.
+start-up applies exactly the steps it is missing, all in one transaction.
 
 Times are integer milliseconds since the Unix epoch (UTC) so that range queries on the
 ledger are integer comparisons on an index; the chat's time zone is applied when a local
