@@ -146,12 +146,19 @@ async def _post_init(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
         found.settings.db, default_language=found.settings.lang, default_timezone=found.settings.tz
     ))
     # Telegram keeps the command menu and the profile texts between runs: they go out (8 calls at
-    # once) while polling starts, so a restarted bot takes updates a round trip sooner.
-    found.publishing = asyncio.get_running_loop().create_task(_publish(app))
+    # once) once polling has begun (the job queue starts after the first getUpdates), so that
+    # neither their round trip nor their CPU delays a restarted bot's first updates.
+    assert app.job_queue is not None, "install python-telegram-bot[job-queue]"
+    app.job_queue.run_once(_begin_publishing, 0, name="xz-publish")
     for feature in found.features:
         if feature.on_start is not None:
             await feature.on_start(app)
     log.info("@%s started with features: %s", app.bot.username, ", ".join(f.name for f in found.features))
+
+
+async def _begin_publishing(context: Context) -> None:
+    found = services(context.application)
+    found.publishing = asyncio.get_running_loop().create_task(_publish(context.application))
 
 
 async def _publish(app: AnyApplication) -> None:
