@@ -664,7 +664,9 @@ def _key_win_table() -> tuple[bool, ...]:
     return tuple(table)
 
 
-_KEY_WIN = _key_win_table()
+# Built by the first ``is_win_keys`` call (an empty tuple until then: its index fails), not at
+# import: the build is ~15 ms that every process importing the engine paid, the bot before polling.
+_KEY_WIN: tuple[bool, ...] = ()
 
 
 def meld_signature(melds: Sequence[Meld]) -> int:
@@ -696,6 +698,16 @@ def is_win_keys(m: int, p: int, s: int, signature: int = 0) -> bool:
             if key not in table:
                 table[key] = build(key)  # type: ignore[assignment]
         return is_win_keys(m, p, s, signature)
+    except IndexError:
+        if _KEY_WIN:
+            raise
+        _build_key_win()
+        return is_win_keys(m, p, s, signature)
+
+
+def _build_key_win() -> None:
+    global _KEY_WIN
+    _KEY_WIN = _key_win_table()
 
 
 _KEY_CLASS: dict[int, int] = {}  # suit key -> class id
