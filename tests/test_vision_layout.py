@@ -91,6 +91,27 @@ def test_a_heap_of_touching_discards_beside_a_hand_row_is_left_out() -> None:
     assert members.tolist() == [True] * 14 + [False] * 5
 
 
+def tilted_row_as_detected(count: int, angle_degrees: float, origin=(100.0, 500.0), size=(30.0, 42.0)) -> np.ndarray:
+    """A row of touching tiles running at an angle, each boxed upright around the turned tile.
+
+    A detector's boxes are upright, so a turned tile's box is wider than the tile: at 40 degrees
+    these boxes are about 50 px wide while the tiles stand 31.5 px apart along the row.
+    """
+    angle = np.radians(angle_degrees)
+    step = np.array([np.cos(angle), np.sin(angle)]) * size[0] * 1.05
+    centres = np.array(origin) + np.arange(count)[:, None] * step
+    cos, sin = abs(np.cos(angle)), abs(np.sin(angle))
+    half = np.array([size[0] * cos + size[1] * sin, size[0] * sin + size[1] * cos]) / 2
+    return np.hstack([centres - half, centres + half])
+
+
+def test_discards_beyond_a_hand_row_at_an_angle_are_left_out() -> None:
+    hand = tilted_row_as_detected(14, -40.0)
+    heap = heap_of_discards((420.0, 380.0))  # some four tile heights off the row's line, by its right end
+    members = hand_members(np.vstack([hand, heap]))
+    assert members.tolist() == [True] * 14 + [False] * 5
+
+
 def test_the_heap_stays_when_there_is_no_clear_hand_row() -> None:
     short_row = row_of_boxes(8, 0.0, origin=(60.0, 400.0))
     assert hand_members(np.vstack([short_row, heap_of_discards((150.0, 220.0))])).all()

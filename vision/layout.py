@@ -109,10 +109,14 @@ def hand_members(boxes: np.ndarray, min_group: int = 3) -> np.ndarray:
     tile's height apart across it. If no run is long enough, every box is kept.
 
     Discards often touch each other, so a heap of them near a hand is a run too. When the
-    longest run is plainly a hand row (``HAND_ROW`` or more tiles, straight, touching), runs
-    away from its line (more than ``ROW_BAND`` tile heights) are left out unless the photo is a
-    grid of rows (another straight, touching run of four or more there): a hand photo has one
-    row, or two close together; a heap of discards is not a straight row of touching tiles.
+    longest run is plainly a hand row (``HAND_ROW`` or more tiles, straight and evenly spaced),
+    runs away from its line (more than ``ROW_BAND`` tile heights) are left out unless the photo
+    is a grid of rows (another straight, touching run anywhere, of four or more tiles and at
+    least half as long as the hand row): a hand photo has one row, or two close together; a heap
+    of discards is not a long straight row of touching tiles. The hand row is judged in its own
+    frame (its direction and tile size from its own boxes), so that discards do not bend it, and
+    by even spacing rather than by the boxes' widths, which overstate a tile's width when the
+    row runs at an angle across the picture.
 
     >>> row = np.array([[0, 0, 10, 14], [10, 0, 20, 14], [20, 0, 30, 14], [5, 60, 15, 74]], float)
     >>> hand_members(row).tolist()
@@ -137,12 +141,17 @@ def hand_members(boxes: np.ndarray, min_group: int = 3) -> np.ndarray:
         return np.ones(count, dtype=bool)
     hand_run = int(np.argmax(sizes))
     longest = np.nonzero(group == hand_run)[0]
-    if len(longest) < HAND_ROW or not frame.is_row(longest):
+    if len(longest) < HAND_ROW:
         return members
-    slope, offset = frame.line(longest)
-    off_line = np.abs(frame.across - (slope * frame.along + offset)) >= ROW_BAND * frame.long_side
+    row = _RowFrame.of(boxes, longest)
+    if not row.is_evenly_spaced(longest):
+        return members
+    slope, offset = row.line(longest)
+    off_line = np.abs(row.across - (slope * row.along + offset)) >= ROW_BAND * row.long_side
     away = np.unique(group[members & off_line & (group != hand_run)])
-    if any(frame.is_row(np.nonzero(group == run)[0]) for run in away if sizes[run] >= 4):
+    others = np.unique(group[members & (group != hand_run)])
+    grid_row = max(4, len(longest) / 2)
+    if any(sizes[run] >= grid_row and row.is_row(np.nonzero(group == run)[0]) for run in others):
         return members  # a grid of rows, not a hand and its discards
     return members & ~np.isin(group, away)
 
@@ -161,11 +170,13 @@ class _RowFrame:
     long_side: float
 
     @classmethod
-    def of(cls, boxes: np.ndarray) -> _RowFrame:
+    def of(cls, boxes: np.ndarray, reference: np.ndarray | None = None) -> _RowFrame:
+        """The frame of all ``boxes``, with the row direction and tile sides of the ``reference`` ones."""
         centres = np.stack([(boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2], axis=1)
-        angle = row_angle(centres)
+        chosen = boxes if reference is None else boxes[reference]
+        angle = row_angle(centres if reference is None else centres[reference])
         cos, sin = np.cos(-angle), np.sin(-angle)
-        sides = np.sort(np.stack([boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]], axis=1), axis=1)
+        sides = np.sort(np.stack([chosen[:, 2] - chosen[:, 0], chosen[:, 3] - chosen[:, 1]], axis=1), axis=1)
         short_side, long_side = (max(float(v), 1e-6) for v in np.median(sides, axis=0))
         along = centres[:, 0] * cos - centres[:, 1] * sin
         across = centres[:, 0] * sin + centres[:, 1] * cos
@@ -184,3 +195,18 @@ class _RowFrame:
         gaps = np.diff(np.sort(self.along[indices])) / self.short_side
         touching = float(((gaps > 0.7) & (gaps < 1.4)).mean())
         return float(np.median(off)) < 0.2 * self.long_side and touching >= 0.7
+
+    def is_evenly_spaced(self, indices: np.ndarray) -> bool:
+        """Whether these tiles stand in a straight row at a tile's pitch, most gaps about the same.
+
+        Unlike ``is_row`` the pitch is measured against the row's own median gap, not the boxes'
+        widths: the box of a tile in a row running at an angle is wider than the tile.
+        """
+        slope, offset = self.line(indices)
+        off = np.abs(self.across[indices] - (slope * self.along[indices] + offset))
+        gaps = np.diff(np.sort(self.along[indices]))
+        pitch = float(np.median(gaps))
+        if not 0.35 * self.short_side <= pitch <= 1.4 * self.short_side:
+            return False
+        even = float(((gaps > 0.6 * pitch) & (gaps < 1.5 * pitch)).mean())
+        return float(np.median(off)) < 0.2 * self.long_side and even >= 0.7
