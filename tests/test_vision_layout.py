@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from vision.layout import hand_members, reading_order, turn_boxes, upright_turns
+from vision.layout import hand_members, one_box_per_tile, reading_order, turn_boxes, upright_turns
 
 
 def row_of_boxes(count: int, angle_degrees: float, origin=(100.0, 300.0), size=(30.0, 42.0)) -> np.ndarray:
@@ -110,6 +110,18 @@ def test_discards_beyond_a_hand_row_at_an_angle_are_left_out() -> None:
     heap = heap_of_discards((420.0, 380.0))  # some four tile heights off the row's line, by its right end
     members = hand_members(np.vstack([hand, heap]))
     assert members.tolist() == [True] * 14 + [False] * 5
+
+
+def test_a_second_box_across_two_tiles_of_a_row_at_an_angle_is_dropped() -> None:
+    hand = tilted_row_as_detected(13, 35.0)
+    between = (hand[5] + hand[6]) / 2  # overlaps each neighbour by IoU 0.43: suppression (0.45) keeps it
+    boxes = np.vstack([hand, between])
+    assert one_box_per_tile(boxes, hand_members(boxes)).tolist() == [True] * 13 + [False]
+
+
+def test_two_rows_one_above_the_other_keep_every_tile() -> None:
+    rows = np.vstack([row_of_boxes(7, 0.0, origin=(100.0, 300.0)), row_of_boxes(7, 0.0, origin=(100.0, 345.0))])
+    assert one_box_per_tile(rows, np.ones(14, dtype=bool)).all()
 
 
 def test_the_heap_stays_when_there_is_no_clear_hand_row() -> None:

@@ -156,6 +156,34 @@ def hand_members(boxes: np.ndarray, min_group: int = 3) -> np.ndarray:
     return members & ~np.isin(group, away)
 
 
+def one_box_per_tile(boxes: np.ndarray, members: np.ndarray) -> np.ndarray:
+    """``members`` without the boxes that sit on a tile a better box already covers.
+
+    ``boxes`` come best first, as the detector gives them. In a row running at an angle the
+    detector's upright boxes of neighbours overlap a lot, so suppression by overlap keeps a
+    second box half on one tile and half on the next (read as an extra tile). Here a box counts
+    as a second box when its centre is within half the row's pitch of a better member's centre
+    along the row, and within half a tile's height across it.
+
+    >>> row = np.array([[0, 0, 10, 14], [10, 0, 20, 14], [20, 0, 30, 14], [30, 0, 40, 14], [13, 1, 23, 15]], float)
+    >>> one_box_per_tile(row, np.ones(5, dtype=bool)).tolist()
+    [True, True, True, True, False]
+    """
+    keep = members.copy()
+    chosen = np.nonzero(members)[0]
+    if len(chosen) < 3:
+        return keep
+    row = _RowFrame.of(boxes, chosen)
+    pitch = float(np.median(np.diff(np.sort(row.along[chosen]))))
+    for later in chosen:
+        better = chosen[(chosen < later) & keep[chosen]]
+        close = (np.abs(row.along[better] - row.along[later]) < 0.5 * pitch) & (
+            np.abs(row.across[better] - row.across[later]) < 0.5 * row.long_side
+        )
+        keep[later] = not close.any()
+    return keep
+
+
 HAND_ROW = 10  # tiles in a run that make it plainly a hand row
 ROW_BAND = 1.6  # tile heights from the hand row's line within which runs stay (a second row, melds)
 

@@ -20,7 +20,7 @@ from vision.classifier import classify_with_orientation, crop_tile, is_sideways
 from vision.detector import Detections, detect, squashed_look, stretch
 from vision.errors import VisionError
 from vision.image import decode_image
-from vision.layout import hand_members, reading_order, turn_boxes, upright_turns
+from vision.layout import hand_members, one_box_per_tile, reading_order, turn_boxes, upright_turns
 
 MODELS = Path(__file__).resolve().parent / "models"
 LOW_CONFIDENCE = 0.8
@@ -145,7 +145,7 @@ def _read(classifier, image: np.ndarray, found: Detections) -> _Reading:
     crops = np.stack([crop_tile(photo, box) for box in all_boxes])
     probabilities, upright = classify_with_orientation(classifier, crops)
     classes = probabilities.argmax(axis=1)
-    suited = np.nonzero((classes != NOT_SUITED) & hand_members(all_boxes))[0]
+    suited = np.nonzero((classes != NOT_SUITED) & one_box_per_tile(all_boxes, hand_members(all_boxes)))[0]
     if len(suited) == 0:
         raise VisionError("no_tiles", f"{len(found.boxes)} tiles were found but none is a suited tile (万, 筒 or 条)")
     if probabilities[suited, classes[suited]].max() < LOW_CONFIDENCE:
