@@ -91,6 +91,17 @@ SEATED_SETUP_TIMEOUT = 300.0  # tables seated in the ledger: every hand shown by
 SETUP_CONCURRENCY = 20  # lobbies opened at once
 WARM_UP = 5.0  # seconds between the people starting and the measured window
 LOG_PROBLEM = re.compile(r" (WARNING|ERROR|CRITICAL) ")
+# What each worker's rate limiter logs at shut-down (bot.ratelimit.TurnStats.line).
+TURN_STATS = re.compile(r"Telegram send turns: (\d+) taken, (\d+) left unused, (\d+) passed on, (\d+) lost")
+# PostgreSQL's backends sampled in the window (pg_stat_activity), by what they were doing.
+DB_STATES = {
+    "running": "state = 'active' AND wait_event_type IS NULL",
+    "lock waits": "state = 'active' AND (wait_event_type = 'Lock' OR (wait_event_type = 'LWLock'"
+                  " AND wait_event NOT IN ('WALWrite', 'WALInsert')))",
+    "fsync waits": "state = 'active' AND wait_event IN ('WALSync', 'WALWrite', 'WALInsert')",
+    "in a transaction, waiting for the bot": "state = 'idle in transaction'",
+}
+DB_SAMPLE_SECONDS = 0.05
 
 
 @dataclass
@@ -144,6 +155,14 @@ class Phase:
     window: tuple[datetime, datetime] | None = None  # the measured window, wall clock (as storage stamps)
     deployment: str = ""  # Deployment.label
     db_cpu: float = 0.0  # the PostgreSQL server's CPU seconds in the window (all its processes)
+    db_states: dict[str, float] = field(default_factory=dict)  # mean backends per DB_STATES in the window
+    turns: tuple[int, int, int, int] = (0, 0, 0, 0)  # every worker's send turns, its whole life: TURN_STATS
+
+    @property
+    def turns_lost(self) -> float:
+        """The share of the send turns taken that were lost (reserved under Telegram's limits, no call)."""
+        taken, _, _, lost = self.turns
+        return lost / (taken + lost) if taken + lost else 0.0
 
     @property
     def cpu_per_action_ms(self) -> float:
@@ -261,6 +280,11 @@ class BotProcess:
             await self.process.wait()
         self.stderr = await self._reader
 
+    def turn_stats(self) -> tuple[int, int, int, int]:
+        """The send turns every worker's rate limiter took, left unused, passed on and lost."""
+        found = [tuple(map(int, m.groups())) for m in TURN_STATS.finditer(self.stderr.decode(errors="replace"))]
+        return tuple(sum(column) for column in zip(*found, strict=True)) if found else (0, 0, 0, 0)  # type: ignore[return-value]
+
     def problems(self) -> tuple[Counter[str], list[str]]:
         """WARNING and worse lines the bot logged, by logger and first words."""
         counts: Counter[str] = Counter()
@@ -315,9 +339,11 @@ async def run_xuezhan(n: int, seconds: float, options: Options, deployment: Depl
                 phase.startup, phase.idle_rss = bot.startup, bot.idle_rss
                 before_play = time.monotonic() - began if seated is not None else 0.0
                 try:
-                    tables = await _play(phase, tg, bot, storage, n, seconds, options, server_pid(pg), seated)
+                    tables = await _play(phase, tg, bot, storage, n, seconds, options, server_pid(pg), seated,
+                                         db_url=str(db) if pg is not None else None)
                 finally:
                     await bot.stop()
+                phase.turns = bot.turn_stats()
                 phase.setup_seconds += before_play  # seating them and starting the bot
                 await _count_logged(phase, storage, tables)
                 phase.errors.update(f"storage.verify: {p}" for p in await storage.verify())
@@ -350,10 +376,11 @@ def server_pid(pg: PgServer | None) -> int | None:
 
 
 async def _play(phase: Phase, tg: LoadTelegram, bot: BotProcess, storage: Storage, n: int, seconds: float,
-                options: Options, db_pid: int | None = None, seated: list[LoadTable] | None = None
-                ) -> list[LoadTable]:
+                options: Options, db_pid: int | None = None, seated: list[LoadTable] | None = None,
+                db_url: str | None = None) -> list[LoadTable]:
     """Set up ``n`` tables (or take ``seated``, written to the ledger before the bot started, once
-    the bot shows them), play them, and measure the window."""
+    the bot shows them), play them, and measure the window (``db_url``: PostgreSQL's backends are
+    sampled in it)."""
     rec = Recorder()
     people: list[asyncio.Task[None]] = []
     gate = asyncio.Semaphore(SETUP_CONCURRENCY)
@@ -387,9 +414,12 @@ async def _play(phase: Phase, tg: LoadTelegram, bot: BotProcess, storage: Storag
         db_before = tree_cpu(db_pid) if db_pid is not None else 0.0
         rec.measuring = True
         spy = await _profile(options, bot.pid, str(n) if phase.name == "xuezhan" else f"before-{n}", seconds)
+        sampling = asyncio.create_task(sample_database(db_url, seconds)) if db_url is not None else None
         await asyncio.sleep(seconds)
         if spy is not None:
             await spy.wait()
+        if sampling is not None:
+            phase.db_states = await sampling
         rec.measuring = False
         end, cpu_after, wall_end = time.monotonic(), tree_cpu(bot.pid), datetime.now(UTC)
         db_after = tree_cpu(db_pid) if db_pid is not None else 0.0
@@ -417,6 +447,31 @@ async def _play(phase: Phase, tg: LoadTelegram, bot: BotProcess, storage: Storag
     phase.group_sends_max = max((most_in_a_minute(rows, t.group.id, SEND_METHODS) for t in tables), default=0)
     phase.group_calls_max = max((most_in_a_minute(rows, t.group.id, SHOWING_METHODS) for t in tables), default=0)
     return tables
+
+
+async def sample_database(url: str, seconds: float) -> dict[str, float]:
+    """What the bot's PostgreSQL backends do over ``seconds``: the mean number in each of
+    ``DB_STATES`` (a backend waiting on a lock or on the log's fsync holds its callers back
+    without using CPU, which the server's CPU alone would not show)."""
+    import asyncpg
+
+    counts = dict.fromkeys(DB_STATES, 0)
+    samples = 0
+    query = "SELECT " + ", ".join(f"count(*) FILTER (WHERE {where})" for where in DB_STATES.values()) + (
+        " FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()"
+        " AND datname = current_database()")
+    conn = await asyncpg.connect(url)
+    try:
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            row = await conn.fetchrow(query)
+            samples += 1
+            for name, value in zip(DB_STATES, row, strict=True):
+                counts[name] += value
+            await asyncio.sleep(DB_SAMPLE_SECONDS)
+    finally:
+        await conn.close()
+    return {name: value / samples for name, value in counts.items()} if samples else {}
 
 
 async def _profile(options: Options, pid: int, run: str, seconds: float) -> asyncio.subprocess.Process | None:
@@ -561,6 +616,13 @@ def print_phase(p: Phase) -> None:
           f"{'; the front and every worker' if p.deployment else ''})")
     if p.db_cpu:
         print(f"   PostgreSQL server CPU {p.db_cpu:.2f} s = {1000 * p.db_cpu / max(1, p.actions):.2f} ms per {unit}")
+    if p.db_states:
+        print("   PostgreSQL backends (mean in the window): "
+              + ", ".join(f"{name} {value:.2f}" for name, value in p.db_states.items()))
+    if any(p.turns):
+        taken, unused, passed, lost = p.turns
+        print(f"   send turns (every worker, its whole run): {taken} taken, {unused} left unused by their send, "
+              f"{passed} passed on to another, {lost} lost ({100 * p.turns_lost:.1f} %)")
     if p.name.startswith("xuezhan"):
         window = "a minute" if p.seconds >= 60 else f"the {p.seconds:.0f} s window"
         print(f"   busiest group: {p.group_sends_max} new messages, {p.group_calls_max} sends + edits in {window}")
@@ -598,34 +660,56 @@ def print_ratios(pairs: list[tuple[Phase, Phase | None]]) -> None:
               f"{_ms(peer.lat.answer, 0.99).strip()} ms")
 
 
+def to_chats(p: Phase) -> float:
+    """Calls to chats a second: what the bot's ~30 a second counts (press answers are not)."""
+    return sum(n for method, n in p.by_method.items() if method.endswith(("(DM)", "(group)"))) / p.seconds
+
+
 def print_scaling(phases: list[Phase]) -> None:
     """One line per deployment at one table count: what scales with workers, and what does not."""
     print(f"\n== workers at {phases[0].tables} tables ({phases[0].seconds:.0f} s each; Telegram allows ~30 calls/s)")
-    print("   deployment               actions/s  press->answer p99  press->DM p99  to chats/s  "
-          "bot CPU/s  db CPU/s  load")
+    print("   deployment               actions/s  press->answer p99  press->DM p99  to chats/s  turns lost  "
+          "bot CPU/s  db CPU/s  db lock waits  load")
     verdicts = []
     for p in phases:
-        # Calls to a chat are what the bot's ~30 a second counts (press answers are not).
-        to_chats = sum(n for method, n in p.by_method.items() if method.endswith(("(DM)", "(group)"))) / p.seconds
+        waits = p.db_states.get("lock waits")
         print(f"   {p.deployment:<24} {p.actions_per_second:9.1f}  {_ms(p.lat.answer, 0.99)} ms"
-              f"         {_ms(p.lat.dm, 0.99)} ms  {to_chats:10.1f}  {p.cpu / p.seconds:9.2f}  "
-              f"{p.db_cpu / p.seconds:8.2f}  {p.load[1]:4.1f}")
-        verdicts.append(f"{p.deployment}: {ceiling(p, to_chats)}")
-    print("   ceiling: " + "; ".join(verdicts))
+              f"         {_ms(p.lat.dm, 0.99)} ms  {to_chats(p):10.1f}  {100 * p.turns_lost:8.1f} %"
+              f"  {p.cpu / p.seconds:9.2f}  {p.db_cpu / p.seconds:8.2f}  "
+              f"{'-' if waits is None else f'{waits:.2f}':>13}  {p.load[1]:4.1f}")
+        verdicts.append(f"{p.deployment}: {ceiling(p)}")
+    print("   ceiling: " + "\n            ".join(verdicts))
 
 
-def ceiling(p: Phase, to_chats: float) -> str:
-    """What held a run back: nothing when every DM changed within a second of its press (the people
-    set the pace); Telegram's limit when the calls to chats reach it; else the machine's CPU when it
-    has more runnable work than cores; else the database (its CPU is shown beside)."""
-    if percentile(p.lat.dm, 0.99) < 1.0:
-        return "none reached (the bot keeps up; the people set the pace)"
-    if to_chats >= 0.9 * TELEGRAM_CALLS_PER_SECOND:
-        return f"Telegram's ~{TELEGRAM_CALLS_PER_SECOND} calls/s"
+def ceiling(p: Phase) -> str:
+    """What held a run back, from what was measured, with the figures that say so:
+
+    - nothing, when every DM changed within a second of its press (the people set the pace);
+    - Telegram's limit, when the calls to chats reach 90 % of it, or would have but for turns the
+      bot reserved and then lost (the limit was spent; some of it on nothing);
+    - the CPU, when the machine had more runnable work than cores (load average) or the bot's and
+      the database's processes together used 90 % of them;
+    - the database, when its server used most of a core or its backends spent the window waiting
+      on locks or the log's fsync (a backend at a time, on average);
+    - otherwise none of those: the figures are printed and the bot's own waits are what is left."""
+    calls, limit = to_chats(p), TELEGRAM_CALLS_PER_SECOND
     cores = os.cpu_count() or 1
-    if max(p.load) >= cores:
-        return f"the CPU (load {max(p.load):.1f} on {cores} cores)"
-    return f"the database ({p.db_cpu / p.seconds:.2f} CPU-s/s)"
+    busy = (p.cpu + p.db_cpu) / p.seconds
+    db_waits = p.db_states.get("lock waits", 0.0) + p.db_states.get("fsync waits", 0.0)
+    figures = (f"{calls:.1f} of ~{limit} calls/s, {100 * p.turns_lost:.0f} % of turns lost, CPU {busy:.2f} of {cores} "
+               f"cores (load {max(p.load):.1f}), database {p.db_cpu / p.seconds:.2f} CPU-s/s, "
+               f"{db_waits:.2f} backends waiting")
+    if percentile(p.lat.dm, 0.99) < 1.0:
+        return f"none reached (the bot keeps up; the people set the pace): {figures}"
+    if calls >= 0.9 * limit:
+        return f"Telegram's ~{limit} calls/s: {figures}"
+    if p.turns_lost and calls / (1 - p.turns_lost) >= 0.9 * limit:
+        return f"Telegram's ~{limit} calls/s, part of it spent on turns lost: {figures}"
+    if max(p.load) >= cores or busy >= 0.9 * cores:
+        return f"the CPU: {figures}"
+    if p.db_cpu / p.seconds >= 0.8 or db_waits >= 1.0:
+        return f"the database: {figures}"
+    return f"not Telegram's limit, the CPU nor the database (the bot's own waits): {figures}"
 
 
 # --- entry point -------------------------------------------------------------------------------

@@ -11,6 +11,17 @@ Its own addition is ``slot(chat_id)``: wait for the chat's turn *first*, then bu
 The presenter draws a picture inside the slot, so a picture is drawn only when it can go out at
 once, from the table's state at that moment; a state superseded while the send waited is never
 drawn. The next call of the same task to that chat inside the slot uses the turn already taken.
+
+**A turn nobody uses is passed on.** Whether a slot sends anything is often known only once its
+turn has come (several workers: the table's messages are the database's, read holding the table;
+a ping whose decision was made while it waited). Under load the wait for a turn is seconds long,
+and a turn that ended unused was lost: at 150-200 tables on two workers a fifth of the bot's ~30
+turns a second (pings and mentions for decisions made meanwhile, table edits another worker had
+made). Now a slot left without a call hands its turn at once to the send of this process that
+has waited longest and may use it (a private chat's turn to any private chat's send, a group's
+to that group's or a private chat's: the bot's limit is the same, a group's own is not given
+away), and that send's own turn, when it comes, is passed on the same way. ``stats`` counts the
+turns taken, left unused and passed on.
 """
 
 from __future__ import annotations
@@ -21,6 +32,7 @@ import logging
 import warnings
 from collections.abc import AsyncIterator, Callable, Coroutine
 from contextvars import ContextVar
+from dataclasses import dataclass
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -60,6 +72,23 @@ def chat_key(chat_id: Any) -> ChatKey | None:
     return str(chat_id)
 
 
+@dataclass
+class TurnStats:
+    """What the limiter did with its turns (``TelegramRateLimiter.stats``): ``taken`` turns went to
+    a send (its own or one passed on), ``unused`` slots ended without a call, ``passed`` turns were
+    handed to another send (an unused slot's, or a send's own that came after it was served),
+    ``lost`` ones came when no send of this process could use them."""
+
+    taken: int = 0
+    unused: int = 0
+    passed: int = 0
+    lost: int = 0
+
+    def line(self) -> str:
+        return (f"Telegram send turns: {self.taken} taken, {self.unused} left unused, {self.passed} passed on, "
+                f"{self.lost} lost")
+
+
 class TelegramRateLimiter(BaseRateLimiter[int]):
     """Overall and per-group leaky buckets, 429 and 5xx retries, and turns taken ahead (``slot``)."""
 
@@ -81,12 +110,24 @@ class TelegramRateLimiter(BaseRateLimiter[int]):
         self._clear.set()
         self._known = KnownIds()  # message ids Telegram returned: bounds the search for a retry's copy
         self._chat_calls = asyncio.Semaphore(CHAT_CALLS_IN_FLIGHT)
+        # Sends waiting for a turn, longest first: (key, counts against a group) by the future a
+        # turn passed on is given through.
+        self._waiting: dict[asyncio.Future[None], tuple[ChatKey, bool]] = {}
+        self._coming: set[asyncio.Future[None]] = set()  # own turns of sends served by a passed one
+        self.stats = TurnStats()
 
     async def initialize(self) -> None:
         if self._shared is not None:
             await self._shared.open()
 
     async def shutdown(self) -> None:
+        for coming in list(self._coming):
+            coming.cancel()
+        for coming in list(self._coming):
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await coming
+        if self.stats.taken:
+            log.info("%s", self.stats.line())
         if self._shared is not None:
             await self._shared.close()
 
@@ -102,10 +143,15 @@ class TelegramRateLimiter(BaseRateLimiter[int]):
             found = self._groups[key] = AsyncLimiter(*self._group_rate)
         return found
 
-    async def _take_turn(self, key: ChatKey | None) -> None:
-        if key is None:
-            return  # callback answers, getUpdates, getMe: no chat, no bucket
-        in_group = self._group_rate is not None and not (isinstance(key, int) and key > 0)
+    @property
+    def waiting(self) -> int:
+        """Sends of this process waiting for a turn."""
+        return sum(not waiter.done() for waiter in self._waiting)
+
+    def _in_group(self, key: ChatKey) -> bool:
+        return self._group_rate is not None and not (isinstance(key, int) and key > 0)
+
+    async def _own_turn(self, key: ChatKey, in_group: bool) -> None:
         if self._shared is not None and await self._shared.take(key, group=in_group) is not None:
             return
         group = self._group(key)
@@ -114,16 +160,73 @@ class TelegramRateLimiter(BaseRateLimiter[int]):
         if self._overall is not None:
             await self._overall.acquire()
 
+    async def _take_turn(self, key: ChatKey | None) -> None:
+        """Wait for a turn of ``key``: its own, or one another send of this process passed on."""
+        if key is None:
+            return  # callback answers, getUpdates, getMe: no chat, no bucket
+        in_group = self._in_group(key)
+        passed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiting[passed] = (key, in_group)
+        own = asyncio.ensure_future(self._own_turn(key, in_group))
+        try:
+            await asyncio.wait((passed, own), return_when=asyncio.FIRST_COMPLETED)
+        except asyncio.CancelledError:
+            self._waiting.pop(passed, None)
+            if passed.done() and not passed.cancelled():
+                self._pass_on(key, in_group)
+            self._pass_on_when_it_comes(own, key, in_group)
+            raise
+        self._waiting.pop(passed, None)
+        if passed.done() and not passed.cancelled():
+            self._pass_on_when_it_comes(own, key, in_group)
+        else:
+            passed.cancel()
+            own.result()  # (the database's errors are handled inside: the in-memory share)
+        self.stats.taken += 1
+
+    def _pass_on_when_it_comes(self, own: asyncio.Future[None], key: ChatKey, in_group: bool) -> None:
+        """A send was served by a passed turn (or gave up): its own turn goes on to another send."""
+        if own.done():
+            if not own.cancelled() and own.exception() is None:
+                self._pass_on(key, in_group)
+            return
+        self._coming.add(own)
+
+        def came(done: asyncio.Future[None]) -> None:
+            self._coming.discard(done)
+            if not done.cancelled() and done.exception() is None:
+                self._pass_on(key, in_group)
+
+        own.add_done_callback(came)
+
+    def _pass_on(self, key: ChatKey, in_group: bool) -> None:
+        """A turn of ``key`` is free now: to the longest-waiting send that may use it (a group's turn
+        counts against the bot and that group, so it serves that group or a private chat; a private
+        chat's counts against the bot only, so it serves private chats)."""
+        for waiter, (wants, wants_group) in self._waiting.items():
+            if not waiter.done() and (not wants_group or (in_group and wants == key)):
+                del self._waiting[waiter]
+                waiter.set_result(None)
+                self.stats.passed += 1
+                return
+        self.stats.lost += 1
+
     @contextlib.asynccontextmanager
     async def slot(self, chat_id: int) -> AsyncIterator[None]:
-        """Wait for ``chat_id``'s turn; the task's next API call to that chat inside uses it."""
+        """Wait for ``chat_id``'s turn; the task's next API call to that chat inside uses it. A
+        turn the slot leaves unused goes to another send at once."""
         key = chat_key(chat_id)
         await self._take_turn(key)
         token = _ADMITTED.set(key)
         try:
             yield
         finally:
+            unused = key is not None and _ADMITTED.get() == key
             _ADMITTED.reset(token)
+            if unused:
+                assert key is not None
+                self.stats.unused += 1
+                self._pass_on(key, self._in_group(key))
 
     async def process_request(
         self,

@@ -17,8 +17,8 @@ For one bucket that admits exactly what a leaky bucket of ``burst`` turns draini
 asks, and a turn is never given twice: two processes asking at once are ordered by the row
 locks. Taking the turns of both buckets at the same ``s`` matters: a group turn taken first and
 used only once the bot's turn came would let later group sends bunch up behind the bot's queue.
-A reserved turn cannot be handed back; a caller that gives up wastes it, which only slows the
-others a little.
+A reserved turn cannot be handed back to the database; a process whose send ends up not needing
+its turn passes it to another of its sends that waits (``bot.ratelimit``).
 
 Rows are pruned: a bucket whose ``tat`` has passed gives exactly the turns a new bucket would
 (``s = now``), so its row carries nothing and is deleted (each process, every ``PRUNE_EVERY``
@@ -237,8 +237,12 @@ async def open_rate_slots(target: str | Path) -> RateSlots:
     backend, where = describe(target)
     try:
         if backend == "postgresql":
+            # A turn's row needs no durability (a crash loses at most the last fraction of a second of
+            # turns, which Telegram's 429 covers), and its row lock is held until the commit returns:
+            # waiting for the WAL's fsync there made every worker's turns queue behind it.
             pool = await asyncpg.create_pool(where, min_size=0, max_size=4, timeout=TIMEOUT,
-                                             max_inactive_connection_lifetime=60)
+                                             max_inactive_connection_lifetime=60,
+                                             server_settings={"synchronous_commit": "off"})
             return PostgresRateSlots(pool)
         conn = await aiosqlite.connect(where, isolation_level=None)
         await conn.execute("PRAGMA busy_timeout = 2000")
