@@ -19,7 +19,9 @@ can count the others in ``pg_locks``. Alive is exactly "its connection holds the
 worker's goes with its connection, as its table locks do. A live worker whose connection dropped
 (the server restarted) must not look dead for long, or a worker starting then would take itself for
 the only one and resume every hand ("The bot is back"): once joined, a worker checks its connection
-every ``HEARTBEAT_SECONDS`` and, if it is gone, opens a new one and takes its mark again.
+every ``HEARTBEAT_SECONDS`` and, if it is gone, opens a new one and takes its mark again. The old
+session may still hold the mark for a while (the server has not yet noticed that the connection
+dropped), so a mark not taken is tried again with every statement, heartbeats included, until it is.
 """
 
 from __future__ import annotations
@@ -66,6 +68,7 @@ class AdvisoryLocks:
         self._local: dict[Key, tuple[asyncio.Lock, int]] = {}  # key -> (lock, tasks using it)
         self._background: set[asyncio.Future[Any]] = set()
         self._worker: Key | None = None  # this process's presence as a worker, once it joined
+        self._marked = False  # whether the connection's session holds ``_worker``
         self._heartbeat: asyncio.Task[None] | None = None
         self._closed = False
 
@@ -80,14 +83,16 @@ class AdvisoryLocks:
                 raise StorageError("the table locks are closed")
             try:
                 if self._conn is None or self._conn.is_closed():
-                    self._conn = await self._connect()
-                    if self._worker is not None:  # a new session: say again that this worker lives
-                        await self._conn.fetchval(TRY_LOCK, *self._worker)
+                    self._conn, self._marked = await self._connect(), False
+                if self._worker is not None and not self._marked:
+                    # A new session says again that this worker lives. The dropped one may still hold
+                    # the mark until the server ends it: then it is tried again at the next statement.
+                    self._marked = bool(await self._conn.fetchval(TRY_LOCK, *self._worker))
                 return await self._conn.fetchval(sql, *args)
             except (asyncpg.PostgresError, asyncpg.InterfaceError, asyncpg.InternalClientError, OSError) as error:
                 if self._conn is not None:
                     self._conn.terminate()
-                    self._conn = None
+                    self._conn, self._marked = None, False
                 raise StorageError(f"the table lock is out of reach: {error}") from error
 
     async def acquire(self, key: Key) -> None:
@@ -154,7 +159,7 @@ class AdvisoryLocks:
         try:
             others = int(await self._call(OTHER_WORKERS, WORKER_LOCK_CLASS))
             self._worker = (WORKER_LOCK_CLASS, _object(secrets.randbits(32)))
-            await self._call(TRY_LOCK, *self._worker)
+            await self._call("SELECT 1")  # a statement takes the mark first (a new key: it is free)
         finally:
             await self.release((JOINING_LOCK_CLASS, 0))
         self._heartbeat = asyncio.get_running_loop().create_task(self._stay_marked(), name="xz-worker-mark")

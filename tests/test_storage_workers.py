@@ -282,6 +282,51 @@ async def test_a_live_worker_whose_connection_dropped_counts_again_within_a_hear
     await counted(first, 2)
 
 
+async def test_a_worker_whose_dropped_session_still_held_its_mark_takes_it_once_that_session_ends(
+    workers, postgres_server, monkeypatch
+):
+    monkeypatch.setattr(pg_locks, "HEARTBEAT_SECONDS", 0.1)
+    _, second, third = workers
+    assert [await store.join_workers() for store in workers] == [0, 1, 2]
+    dropped = second.locks._conn.get_server_pid()
+    admin = await asyncpg.connect(postgres_server.url())
+    database = await admin.fetchval("SELECT datname FROM pg_stat_activity WHERE pid = $1", dropped)
+    old = await asyncpg.connect(postgres_server.url(database))  # advisory locks are the database's
+    try:
+        mark = await admin.fetchval(
+            "SELECT objid FROM pg_locks WHERE pid = $1 AND locktype = 'advisory' AND classid = $2 AND granted",
+            dropped, pg_locks.WORKER_LOCK_CLASS)
+        key = (pg_locks.WORKER_LOCK_CLASS, pg_locks._object(int(mark)))
+        # "old" stands for the dropped session that the server has not ended yet: it holds the mark
+        # when the worker reconnects (it takes it the moment the worker's session ends).
+        holding = asyncio.ensure_future(old.fetchval("SELECT pg_advisory_lock($1, $2)", *key))
+        assert await admin.fetchval("SELECT pg_terminate_backend($1, 10000)", dropped)
+        await asyncio.wait_for(holding, 10)
+        # The worker's next heartbeat opens a new session, whose try for the mark fails.
+        await until_true(lambda: second.locks._conn is not None and not second.locks._conn.is_closed()
+                         and second.locks._conn.get_server_pid() != dropped)
+        renewed = second.locks._conn.get_server_pid()
+        assert await admin.fetchval("SELECT pg_terminate_backend($1, 10000)", old.get_server_pid())
+        # Once the old session is gone the worker holds its mark again (before: never, as its later
+        # statements ran on a live connection and never asked for it).
+        held_by_it = "SELECT count(*) FROM pg_locks WHERE pid = $1 AND classid = $2 AND objid = $3 AND granted"
+        deadline = time.monotonic() + 10
+        while await admin.fetchval(held_by_it, renewed, key[0], int(mark)) == 0:
+            assert time.monotonic() < deadline, "the worker never took its mark again"
+            await asyncio.sleep(0.02)
+    finally:
+        await admin.close()
+        old.terminate()
+    await counted(third, 2)
+
+
+async def until_true(check, timeout: float = 10) -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, "timed out"
+        await asyncio.sleep(0.02)
+
+
 async def test_one_process_is_alone(tmp_path):
     store = await open_storage(tmp_path / "alone.db")
     try:
