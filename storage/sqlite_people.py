@@ -59,10 +59,12 @@ class ChatsAndPlayers(SqliteBase):
             return await self._save_user(db, user_id, display_name, language, started_dm)
 
     async def get_user(self, user_id: int) -> User | None:
-        async with self._tx() as db:
-            row = await self._one(
-                db, "SELECT id, display_name, language, started_dm FROM users WHERE id = ?", (user_id,)
-            )
+        """Read on every press (the presser's language): one hop, not a statement per hop."""
+        async def unit(db: Any) -> Any:
+            return await self._one(db, "SELECT id, display_name, language, started_dm FROM users WHERE id = ?",
+                                   (user_id,))
+
+        row = await self._run(unit)
         return None if row is None else User(row[0], row[1], row[2], bool(row[3]))
 
     async def player_for_user(self, chat_id: int, user_id: int, display_name: str) -> Player:
