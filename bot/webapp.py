@@ -30,7 +30,6 @@ from bot.settings import Settings
 from bot.table.runner import TableRunner
 from engine.events import Event
 from storage.interface import NotFound, Storage
-from web.hub import Fanout, WebHub
 
 log = logging.getLogger(__name__)
 
@@ -114,6 +113,7 @@ async def on_start(app: AnyApplication) -> None:
     live = app.bot_data.get(TABLES_KEY)
     if not settings.webapp_url or live is None:
         return
+    from web.hub import Fanout, WebHub  # like the server: imported only when the web table is on
     from web.lobby import describe_table
     from web.server import WebServer  # aiohttp's server: ~1 s of start-up, paid only when the web table is on
 
