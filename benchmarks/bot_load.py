@@ -157,6 +157,7 @@ class Phase:
     db_cpu: float = 0.0  # the PostgreSQL server's CPU seconds in the window (all its processes)
     db_states: dict[str, float] = field(default_factory=dict)  # mean backends per DB_STATES in the window
     turns: tuple[int, int, int, int] = (0, 0, 0, 0)  # every worker's send turns, its whole life: TURN_STATS
+    thread_cpu: Counter[str] = field(default_factory=Counter)  # --profile: CPU seconds by thread name
 
     @property
     def turns_lost(self) -> float:
@@ -181,6 +182,33 @@ def process_cpu(pid: int) -> float:
     with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
         fields = stat.read().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def thread_cpu(pid: int) -> dict[int, float]:
+    """User + system CPU seconds of each thread of a process, by thread id, from /proc."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    found: dict[int, float] = {}
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        with contextlib.suppress(OSError, IndexError, ValueError):
+            fields = (task / "stat").read_text().rsplit(")", 1)[1].split()
+            found[int(task.name)] = (int(fields[11]) + int(fields[12])) / ticks
+    return found
+
+
+async def thread_names(pid: int) -> dict[int, str]:
+    """The Python names of a process's threads by thread id, pool numbers dropped (``asyncio_3`` ->
+    ``asyncio``), from ``py-spy dump``: Python 3.11 does not name the system's threads."""
+    spy = await asyncio.create_subprocess_exec(py_spy(), "dump", "--pid", str(pid), "--nonblocking",
+                                               stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL)
+    out, _ = await spy.communicate()
+    return {int(m[1]): _THREAD_LABELS.get(re.sub(r"_\d+$|^Thread-\d+ ", "", m[2]), m[2])
+            for m in re.finditer(r'^Thread (\d+) \([^)]*\): "([^"]*)"', out.decode(errors="replace"), re.M)}
+
+
+_THREAD_LABELS = {  # what the bot's threads do
+    "MainThread": "event loop", "asyncio": "pictures (to_thread pool)", "xz-computer": "computer players",
+    "(_connection_worker_thread)": "SQLite (aiosqlite)", "sqlite-checkpoint": "WAL checkpoints",
+}
 
 
 def process_rss(pid: int) -> int:
@@ -414,6 +442,7 @@ async def _play(phase: Phase, tg: LoadTelegram, bot: BotProcess, storage: Storag
         db_before = tree_cpu(db_pid) if db_pid is not None else 0.0
         rec.measuring = True
         spy = await _profile(options, bot.pid, str(n) if phase.name == "xuezhan" else f"before-{n}", seconds)
+        threads_before = thread_cpu(bot.pid) if spy is not None else {}
         sampling = asyncio.create_task(sample_database(db_url, seconds)) if db_url is not None else None
         await asyncio.sleep(seconds)
         if spy is not None:
@@ -422,6 +451,11 @@ async def _play(phase: Phase, tg: LoadTelegram, bot: BotProcess, storage: Storag
             phase.db_states = await sampling
         rec.measuring = False
         end, cpu_after, wall_end = time.monotonic(), tree_cpu(bot.pid), datetime.now(UTC)
+        if spy is not None:  # what each thread did: py-spy's samples count a thread waiting for the GIL as busy
+            threads_after = thread_cpu(bot.pid)
+            names = await thread_names(bot.pid)
+            for tid, seconds_used in threads_after.items():
+                phase.thread_cpu[names.get(tid, "other")] += seconds_used - threads_before.get(tid, 0.0)
         db_after = tree_cpu(db_pid) if db_pid is not None else 0.0
         phase.load = (phase.load[0], load_average())
     finally:
@@ -614,6 +648,10 @@ def print_phase(p: Phase) -> None:
         print(f"   decisions with no visible reaction before the next press: {lat.no_reaction}")
     print(f"   CPU {p.cpu:.2f} s = {p.cpu_per_action_ms:.2f} ms per {unit} (the bot's process, all threads"
           f"{'; the front and every worker' if p.deployment else ''})")
+    if p.thread_cpu:
+        total = sum(p.thread_cpu.values()) or 1.0
+        print("   CPU by thread: " + ", ".join(f"{name} {100 * used / total:.0f} %"
+                                              for name, used in p.thread_cpu.most_common()))
     if p.db_cpu:
         print(f"   PostgreSQL server CPU {p.db_cpu:.2f} s = {1000 * p.db_cpu / max(1, p.actions):.2f} ms per {unit}")
     if p.db_states:
