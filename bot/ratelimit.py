@@ -148,6 +148,12 @@ class TelegramRateLimiter(BaseRateLimiter[int]):
         """Sends of this process waiting for a turn."""
         return sum(not waiter.done() for waiter in self._waiting)
 
+    def _free_now(self, key: ChatKey) -> bool:
+        """Whether the in-memory buckets give ``key`` a turn at once."""
+        group = self._group(key)
+        return ((group is None or group.has_capacity())
+                and (self._overall is None or self._overall.has_capacity()))
+
     def _in_group(self, key: ChatKey) -> bool:
         return self._group_rate is not None and not (isinstance(key, int) and key > 0)
 
@@ -165,6 +171,10 @@ class TelegramRateLimiter(BaseRateLimiter[int]):
         if key is None:
             return  # callback answers, getUpdates, getMe: no chat, no bucket
         in_group = self._in_group(key)
+        if self._shared is None and self._free_now(key):  # no wait: no waiting send to set up
+            await self._own_turn(key, in_group)
+            self.stats.taken += 1
+            return
         passed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._waiting[passed] = (key, in_group)
         own = asyncio.ensure_future(self._own_turn(key, in_group))
