@@ -706,13 +706,13 @@ def to_chats(p: Phase) -> float:
 def print_scaling(phases: list[Phase]) -> None:
     """One line per deployment at one table count: what scales with workers, and what does not."""
     print(f"\n== workers at {phases[0].tables} tables ({phases[0].seconds:.0f} s each; Telegram allows ~30 calls/s)")
-    print("   deployment               actions/s  press->answer p99  press->DM p99  to chats/s  turns lost  "
+    print("   deployment               actions/s  press->answer p99  press->DM p50 / p99  to chats/s  turns lost  "
           "bot CPU/s  db CPU/s  db lock waits  load")
     verdicts = []
     for p in phases:
         waits = p.db_states.get("lock waits")
         print(f"   {p.deployment:<24} {p.actions_per_second:9.1f}  {_ms(p.lat.answer, 0.99)} ms"
-              f"         {_ms(p.lat.dm, 0.99)} ms  {to_chats(p):10.1f}  {100 * p.turns_lost:8.1f} %"
+              f"     {_ms(p.lat.dm, 0.5)} / {_ms(p.lat.dm, 0.99)} ms  {to_chats(p):10.1f}  {100 * p.turns_lost:8.1f} %"
               f"  {p.cpu / p.seconds:9.2f}  {p.db_cpu / p.seconds:8.2f}  "
               f"{'-' if waits is None else f'{waits:.2f}':>13}  {p.load[1]:4.1f}")
         verdicts.append(f"{p.deployment}: {ceiling(p)}")
