@@ -29,7 +29,7 @@ COMMIT = "GroupCommitter._hop_batch.<locals>.work (storage/group_commit.py:156)"
 PARTS: list[tuple[str, int, tuple[str, ...]]] = [
     ("drawing threads (presenter: draw + encode)", 0, ("_png.<locals>", "_photo.<locals>")),
     ("encode (quantize + zlib / JPEG)", 1, ("encode_png", "encode_jpeg", "encode_photo")),
-    ("render_table (incl. the DM's)", 1, ("render_table",)),
+    ("the table (the group's, and the DM's drawn in place)", 1, ("draw_table",)),
     ("render_seat_screen (DM table + hand + compose)", 1, ("render_seat_screen",)),
     ("render_hand", 1, ("render_hand",)),
     ("result cards", 1, ("render_result_card",)),

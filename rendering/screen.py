@@ -12,6 +12,8 @@ cutting rows out of it, cost more CPU than drawing it (a quarter to two fifths o
 from __future__ import annotations
 
 import math
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from functools import lru_cache
 
@@ -23,7 +25,7 @@ from rendering.cards import HAND_TILE, SEAT_TILE
 from rendering.hand import OWN_TILE_SHARE, render_hand
 from rendering.limits import MAX_SIDE, shrink_to_limit
 from rendering.models import TableView
-from rendering.table import DM_LAYOUTS, GROUP, WIDTH, Layout, dm_layout, render_table
+from rendering.table import DM_LAYOUTS, GROUP, WIDTH, Layout, dm_layout, draw_table, render_table, table_height
 from rendering.tiles import TileStyle, render_tile
 
 
@@ -48,11 +50,39 @@ def render_seat_screen(
     """The table, then the hand (with ``labels`` under tiles matching the buttons), at most 1280 px tall."""
     bottom = _hand_strip(tuple(concealed), tuple(melds), drawn, void_suit,
                          None if labels is None else tuple(labels), void_label, table.labels.suits)
-    top = shared_table(table, dm_layout(table, MAX_SIDE - bottom.height))
-    img = Image.new("RGB", (WIDTH, top.height + bottom.height), theme.FELT)
-    img.paste(top, (0, 0))
-    img.paste(bottom, (0, top.height))
+    layout = dm_layout(table, MAX_SIDE - bottom.height)
+    height = table_height(table, layout)
+    if height > MAX_SIDE:  # a table too tall for any layout: shrunk on its own first, as the group's is
+        top = shared_table(table, layout)
+        img = Image.new("RGB", (WIDTH, top.height + bottom.height), theme.FELT)
+        img.paste(top, (0, 0))
+    else:
+        img = Image.new("RGB", (WIDTH, height + bottom.height), theme.FELT)
+        with _screens_lock:
+            shown = _screens_shown.get((table, layout))
+        if shown is None:
+            draw_table(img, table, layout)  # in place: most tables have one person, and no other screen
+        else:
+            img.paste(shown.crop((0, 0, WIDTH, height)), (0, 0))  # another person's screen of this state
+        _remember_screen((table, layout), img)
+    img.paste(bottom, (0, img.height - bottom.height))
     return shrink_to_limit(img)  # only a hand taller than any layout leaves room for
+
+
+# The latest screens drawn (~4 MB each), by the table (state and layout) at their top: the other
+# people at a table take the table part from the first one's screen instead of drawing it again.
+# Screens are drawn in several threads at once; a screen is read, never drawn on, once returned.
+_SCREENS_KEPT = 8
+_screens_shown: OrderedDict[tuple[TableView, Layout], Image.Image] = OrderedDict()
+_screens_lock = threading.Lock()
+
+
+def _remember_screen(key: tuple[TableView, Layout], img: Image.Image) -> None:
+    with _screens_lock:
+        _screens_shown.pop(key, None)
+        _screens_shown[key] = img
+        while len(_screens_shown) > _SCREENS_KEPT:
+            _screens_shown.popitem(last=False)
 
 
 def prepare_live_sprites() -> int:
