@@ -157,6 +157,7 @@ class Phase:
     db_cpu: float = 0.0  # the PostgreSQL server's CPU seconds in the window (all its processes)
     db_states: dict[str, float] = field(default_factory=dict)  # mean backends per DB_STATES in the window
     turns: tuple[int, int, int, int] = (0, 0, 0, 0)  # every worker's send turns, its whole life: TURN_STATS
+    busiest: float = 0.0  # CPU seconds in the window of the bot's busiest process (one event loop each)
     thread_cpu: Counter[str] = field(default_factory=Counter)  # --profile: CPU seconds by thread name
 
     @property
@@ -240,6 +241,15 @@ def tree_cpu(pid: int) -> float:
         with contextlib.suppress(OSError):
             total += process_cpu(member)
     return total
+
+
+def cpu_by_process(pid: int) -> dict[int, float]:
+    """CPU seconds of ``pid`` and of each of its live descendants, by process."""
+    found = {}
+    for member in process_tree(pid):
+        with contextlib.suppress(OSError):
+            found[member] = process_cpu(member)
+    return found
 
 
 def tree_rss(pid: int) -> int:
@@ -439,6 +449,7 @@ async def _play(phase: Phase, tg: LoadTelegram, bot: BotProcess, storage: Storag
         first_row = len(tg.rows)
         phase.load = (load_average(), 0.0)
         cpu_before, start_at, wall_start = tree_cpu(bot.pid), time.monotonic(), datetime.now(UTC)
+        each_before = cpu_by_process(bot.pid)
         db_before = tree_cpu(db_pid) if db_pid is not None else 0.0
         rec.measuring = True
         spy = await _profile(options, bot.pid, str(n) if phase.name == "xuezhan" else f"before-{n}", seconds)
@@ -451,6 +462,8 @@ async def _play(phase: Phase, tg: LoadTelegram, bot: BotProcess, storage: Storag
             phase.db_states = await sampling
         rec.measuring = False
         end, cpu_after, wall_end = time.monotonic(), tree_cpu(bot.pid), datetime.now(UTC)
+        each_after = cpu_by_process(bot.pid)
+        phase.busiest = max((cpu - each_before.get(pid, 0.0) for pid, cpu in each_after.items()), default=0.0)
         if spy is not None:  # what each thread did: py-spy's samples count a thread waiting for the GIL as busy
             threads_after = thread_cpu(bot.pid)
             names = await thread_names(bot.pid)
@@ -725,8 +738,9 @@ def ceiling(p: Phase) -> str:
     - nothing, when every DM changed within a second of its press (the people set the pace);
     - Telegram's limit, when the calls to chats reach 90 % of it, or would have but for turns the
       bot reserved and then lost (the limit was spent; some of it on nothing);
-    - the CPU, when the machine had more runnable work than cores (load average) or the bot's and
-      the database's processes together used 90 % of them;
+    - the CPU, when the machine had more runnable work than cores (load average), the bot's and
+      the database's processes together used 90 % of them, or one of the bot's processes (one event
+      loop: the front or a worker) used 90 % of a core;
     - the database, when its server used most of a core or its backends spent the window waiting
       on locks or the log's fsync (a backend at a time, on average);
     - otherwise none of those: the figures are printed and the bot's own waits are what is left."""
@@ -734,16 +748,17 @@ def ceiling(p: Phase) -> str:
     cores = os.cpu_count() or 1
     busy = (p.cpu + p.db_cpu) / p.seconds
     db_waits = p.db_states.get("lock waits", 0.0) + p.db_states.get("fsync waits", 0.0)
+    loop = p.busiest / p.seconds
     figures = (f"{calls:.1f} of ~{limit} calls/s, {100 * p.turns_lost:.0f} % of turns lost, CPU {busy:.2f} of {cores} "
-               f"cores (load {max(p.load):.1f}), database {p.db_cpu / p.seconds:.2f} CPU-s/s, "
-               f"{db_waits:.2f} backends waiting")
+               f"cores (load {max(p.load):.1f}, busiest bot process {loop:.2f}), database "
+               f"{p.db_cpu / p.seconds:.2f} CPU-s/s, {db_waits:.2f} backends waiting")
     if percentile(p.lat.dm, 0.99) < 1.0:
         return f"none reached (the bot keeps up; the people set the pace): {figures}"
     if calls >= 0.9 * limit:
         return f"Telegram's ~{limit} calls/s: {figures}"
     if p.turns_lost and calls / (1 - p.turns_lost) >= 0.9 * limit:
         return f"Telegram's ~{limit} calls/s, part of it spent on turns lost: {figures}"
-    if max(p.load) >= cores or busy >= 0.9 * cores:
+    if max(p.load) >= cores or busy >= 0.9 * cores or loop >= 0.9:
         return f"the CPU: {figures}"
     if p.db_cpu / p.seconds >= 0.8 or db_waits >= 1.0:
         return f"the database: {figures}"
