@@ -34,11 +34,16 @@ class Sends:
         self.entered: list[int] = []
         self.calls: list[int] = []
         self._go: dict[int, asyncio.Future[bool]] = {}
-        self._tasks: list[asyncio.Task[None]] = []
+        self._tasks: dict[int, asyncio.Task[None]] = {}
 
     def open(self, chat_id: int) -> None:
         self._go[chat_id] = asyncio.get_running_loop().create_future()
-        self._tasks.append(asyncio.create_task(self._slot(chat_id)))
+        self._tasks[chat_id] = asyncio.create_task(self._slot(chat_id))
+
+    async def give_up(self, chat_id: int) -> None:
+        """The send stops waiting (its task is cancelled), as a shut-down or a dropped table does."""
+        self._tasks[chat_id].cancel()
+        await asyncio.gather(self._tasks[chat_id], return_exceptions=True)
 
     async def _slot(self, chat_id: int) -> None:
         async with self.limiter.slot(chat_id):
@@ -64,9 +69,9 @@ class Sends:
         self._go[chat_id].set_result(send)
 
     async def close(self) -> None:
-        for task in self._tasks:
+        for task in self._tasks.values():
             task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
+        await asyncio.gather(*self._tasks.values(), return_exceptions=True)
         await self.limiter.shutdown()
 
 
@@ -118,6 +123,22 @@ async def test_a_send_served_by_a_passed_turn_passes_its_own_on_when_it_comes() 
         await until(lambda: sends.entered == [1, 2, 3, 4, 5])
         # 3 by 1's unused turn, 4 by 3's own turn, 5 by 4's own (each in the order they waited).
         assert sends.limiter.stats.passed >= 3
+    finally:
+        await sends.close()
+
+
+async def test_a_send_that_gives_up_waiting_leaves_its_turn_to_the_next() -> None:
+    # Two turns a second: 1 and 2 at once, 3's own half a second later, 4's a second later.
+    sends = Sends(TelegramRateLimiter(overall_max_rate=2, overall_time_period=1, group_max_rate=0))
+    try:
+        sends.open(1)
+        sends.open(2)
+        await until(lambda: sends.entered == [1, 2])
+        await sends.open_waiting(3, 4)
+        await sends.give_up(3)
+        await until(lambda: sends.entered == [1, 2, 4])
+        # 3's turn, reserved before 4's, came first and went to 4 (its own came after).
+        assert sends.limiter.stats.passed == 1 and 3 not in sends.entered
     finally:
         await sends.close()
 
