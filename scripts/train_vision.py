@@ -4,8 +4,8 @@
     OMP_NUM_THREADS=1 python scripts/train_vision.py all --seed 71 --out /tmp/scratch   # from scratch
 
 ``all`` trains both networks from nothing by a fixed recipe (``SCRATCH_DETECTOR``,
-``SCRATCH_CLASSIFIER``) in about an hour of one core. The fine-tuning rounds below are how the
-earlier shipped models were made:
+``SCRATCH_CLASSIFIER``) in about 40 CPU-minutes (one thread); the pair it gives reads worse than
+the shipped one (docs/vision.md). The shipped models come from fine-tuning rounds like these:
 
     git show 4e4e656:vision/models/detector.onnx > /tmp/detector_v1.onnx
     git show 4e4e656:vision/models/classifier.onnx > /tmp/classifier_v1.onnx
@@ -597,7 +597,7 @@ def scratch_stages(args: argparse.Namespace) -> list[list[str]]:
     """The command lines of the two stages of ``all``: the from-scratch recipe.
 
     Detector first, then the fast classifier over its own 600 scenes (seed + 1), each trained once
-    with a one-cycle schedule; about 60 CPU-minutes on one core (measured in docs/vision.md).
+    with a one-cycle schedule; 39.8 CPU-minutes on one thread when measured (docs/vision.md).
     """
     common = ["--data", str(args.data), "--out", str(args.out), "--threads", str(args.threads)]
     common += ["--all"] if args.all else []
