@@ -315,7 +315,16 @@ class TableRunner:
             return "stale" if not state.auto or state.left else None
         if state.prompt_seq is None or seq != state.prompt_seq or state.auto:
             return "stale"
+        if not self._on_prompt(seat, code):
+            return "stale"
         return None
+
+    def _on_prompt(self, seat: int, code: str) -> bool:
+        """Whether ``code`` is a button the seat's prompt can carry: a garbled or forged one is
+        refused at once, not after the press has waited for the table (its answer would be silent)."""
+        if code == callbacks.SWAP_CONFIRM or callbacks.parse_toggle(code) is not None:
+            return self.game.phase is Phase.SWAP
+        return any(callbacks.code_matches(code, action) for action in self.state[seat].legal)
 
     async def press(self, user_id: int, seq: int, code: str) -> None:
         """A button pressed by ``user_id``; raises ``Refusal`` when it changes nothing."""
