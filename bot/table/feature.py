@@ -601,46 +601,41 @@ async def game_press(update: Update, context: Context) -> None:
     query, user = update.callback_query, update.effective_user
     if query is None or user is None or query.data is None:
         return
-    texts = await texts_for(update, context)
-    press = callbacks.parse_game(query.data)
+    # Answer first, then work: a press not settled within ANSWER_FIRST_SECONDS (finding the hand in
+    # play, waiting for the table's lock or the database: with several workers each is a round trip
+    # behind the worker's other units) is answered at once and goes on; its move is saved and shown
+    # when it can be (a late refusal shows only as the DM's buttons, unchanged).
+    settling = asyncio.ensure_future(_settle_press(context, user.id, query.data))
+    tables(context).keep(settling)
+    done, _ = await asyncio.wait({settling}, timeout=ANSWER_FIRST_SECONDS)
+    if not done:
+        await query.answer()  # what goes wrong later is logged by _settle_press
+        return
+    said = settling.result()
+    await query.answer((await texts_for(update, context)).t(said) if said else None)
+
+
+async def _settle_press(context: Context, user_id: int, data: str) -> str | None:
+    """Make the press's move; the refusal or failure to tell the presser, None when it was made."""
+    press = callbacks.parse_game(data)
     try:
         runner = await tables(context).live_runner(press.table_id) if press else None
     except StorageError:
         log.exception("table %s: could not find its hand in play", press.table_id if press else None)
-        await query.answer(texts.t("Something went wrong; please try again."))
-        return
+        return N_("Something went wrong; please try again.")
     if press is None or runner is None:
-        await query.answer(texts.t("This hand is over."))
-        return
-    # Answer first, then work: a press the runner has not settled within ANSWER_FIRST_SECONDS
-    # (waiting for the table's lock or the database) is answered at once and goes on; its move is
-    # saved and shown when it can be (a late refusal shows only as the DM's buttons, unchanged).
-    refused = None if runner.shared else runner.refusal(user.id, press.seq, press.code)  # shared: may be behind
+        return N_("This hand is over.")
+    refused = None if runner.shared else runner.refusal(user_id, press.seq, press.code)  # shared: may be behind
     if refused is not None:
-        await query.answer(texts.t(REFUSALS[refused]))
-        return
-    pressed = asyncio.ensure_future(runner.press(user.id, press.seq, press.code))
-    tables(context).keep(pressed)
-    done, _ = await asyncio.wait({pressed}, timeout=ANSWER_FIRST_SECONDS)
-    if not done:
-        pressed.add_done_callback(_log_late_failure)
-        await query.answer()
-        return
+        return REFUSALS[refused]
     try:
-        pressed.result()
+        await runner.press(user_id, press.seq, press.code)
     except Refusal as refusal:
-        await query.answer(texts.t(REFUSALS[refusal.key]))
-        return
+        return REFUSALS[refusal.key]
     except Exception:
         log.exception("table %s: press %s failed", press.table_id, press)
-        await query.answer(texts.t("Something went wrong; please try again."))
-        return
-    await query.answer()
-
-
-def _log_late_failure(task: asyncio.Future[None]) -> None:
-    if not task.cancelled() and task.exception() is not None and not isinstance(task.exception(), Refusal):
-        log.error("a press that waited for the database failed: %s", task.exception())
+        return N_("Something went wrong; please try again.")
+    return None
 
 
 FEATURE = Feature(

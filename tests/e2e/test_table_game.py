@@ -19,6 +19,7 @@ from table_players import (
 )
 
 from bot.services import services
+from bot.table.feature import TABLES_KEY
 from engine.actions import Action
 from engine.game import Game
 from engine.rules import RuleSet
@@ -99,6 +100,27 @@ async def test_presses_from_strangers_and_stale_buttons_change_nothing(
     await telegram.wait_for(lambda: any(b.text.startswith("✓") for b in dm.buttons), what="the toggle shown")
     assert dm.photo_file_id == photo
     assert telegram.calls_of("editMessageReplyMarkup")
+
+
+@pytest.mark.both_backends
+async def test_a_press_the_table_cannot_take_yet_is_answered_at_once_and_made_later(
+    telegram: FakeTelegram, start_bot: BotFactory
+) -> None:
+    """Telegram shows a spinner on the button until the press is answered: a busy table (here
+    held by the test, in production a long step or the database) must not keep it spinning."""
+    app = await start_bot(**FAST, XUEZHAN_DISCARD_SECONDS="60")
+    alice, _ = await alone_at_a_table(telegram)
+    dm = await telegram.wait_for(lambda: hand_message(telegram, alice), what="Alice's hand")
+    await telegram.wait_for(lambda: game_buttons(dm), what="swap buttons")
+    button, _ = game_buttons(dm)[0]
+    (runner,) = app.bot_data[TABLES_KEY].runners.values()
+
+    async with runner.lock:  # the table is busy for as long as the test likes
+        press = await alice.press(dm, data=button.callback_data)
+        assert await press.answer() is None
+        assert not any(b.text.startswith("✓") for b in dm.buttons)
+    await telegram.wait_for(lambda: any(b.text.startswith("✓") for b in dm.buttons), what="the pick made")
+    assert telegram.unanswered_presses() == []
 
 
 async def test_a_player_who_never_started_the_bot_is_offered_the_start_me_link(
