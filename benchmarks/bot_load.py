@@ -72,6 +72,7 @@ from bot_load_support import (  # noqa: E402
     Think,
     latencies,
     most_in_a_minute,
+    most_to_chats_in_a_second,
     open_lobby,
     percentile,
     play_person,
@@ -149,6 +150,7 @@ class Phase:
     refusals: Counter[str] = field(default_factory=Counter)
     group_sends_max: int = 0
     group_calls_max: int = 0
+    chat_calls_max_second: int = 0  # the most calls to chats within any one second of the window
     first_errors: list[str] = field(default_factory=list)
     by_method: Counter[str] = field(default_factory=Counter)
     load: tuple[float, float] = (0.0, 0.0)  # the machine's 1-minute load average, before and after
@@ -493,6 +495,7 @@ async def _play(phase: Phase, tg: LoadTelegram, bot: BotProcess, storage: Storag
                 phase.errors["a seat went to the computer (time-out or blocked)"] += 1
     phase.group_sends_max = max((most_in_a_minute(rows, t.group.id, SEND_METHODS) for t in tables), default=0)
     phase.group_calls_max = max((most_in_a_minute(rows, t.group.id, SHOWING_METHODS) for t in tables), default=0)
+    phase.chat_calls_max_second = most_to_chats_in_a_second(rows)
     return tables
 
 
@@ -677,6 +680,7 @@ def print_phase(p: Phase) -> None:
     if p.name.startswith("xuezhan"):
         window = "a minute" if p.seconds >= 60 else f"the {p.seconds:.0f} s window"
         print(f"   busiest group: {p.group_sends_max} new messages, {p.group_calls_max} sends + edits in {window}")
+        print(f"   busiest second: {p.chat_calls_max_second} calls to chats")
     if p.refusals:
         print("   press answers: " + ", ".join(f"{text!r} x{n}" for text, n in p.refusals.most_common()))
     print("   errors: " + ("none" if not p.errors else ""))
@@ -720,13 +724,13 @@ def print_scaling(phases: list[Phase]) -> None:
     """One line per deployment at one table count: what scales with workers, and what does not."""
     print(f"\n== workers at {phases[0].tables} tables ({phases[0].seconds:.0f} s each; Telegram allows ~30 calls/s)")
     print("   deployment               actions/s  press->answer p99  press->DM p50 / p99  to chats/s  turns lost  "
-          "bot CPU/s  db CPU/s  db lock waits  load")
+          "most in 1 s  bot CPU/s  db CPU/s  db lock waits  load")
     verdicts = []
     for p in phases:
         waits = p.db_states.get("lock waits")
         print(f"   {p.deployment:<24} {p.actions_per_second:9.1f}  {_ms(p.lat.answer, 0.99)} ms"
               f"     {_ms(p.lat.dm, 0.5)} / {_ms(p.lat.dm, 0.99)} ms  {to_chats(p):10.1f}  {100 * p.turns_lost:8.1f} %"
-              f"  {p.cpu / p.seconds:9.2f}  {p.db_cpu / p.seconds:8.2f}  "
+              f"  {p.chat_calls_max_second:11d}  {p.cpu / p.seconds:9.2f}  {p.db_cpu / p.seconds:8.2f}  "
               f"{'-' if waits is None else f'{waits:.2f}':>13}  {p.load[1]:4.1f}")
         verdicts.append(f"{p.deployment}: {ceiling(p)}")
     print("   ceiling: " + "\n            ".join(verdicts))
