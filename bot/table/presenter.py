@@ -55,7 +55,7 @@ from telegram.constants import ParseMode
 from telegram.error import BadRequest, Forbidden, TelegramError
 
 from bot.i18n import Translator, translator
-from bot.messaging import is_not_modified
+from bot.messaging import call_unparsed, is_not_modified
 from bot.table import callbacks, views
 from bot.table.runner import TableRunner, ping_key, settle, settlement_key
 from engine.events import Event, EventType
@@ -561,14 +561,12 @@ class TelegramPresenter:
             show.group_sent = time.monotonic()
             try:
                 if show.group_shown is not None and show.group_shown[0] == view:
-                    await self.bot.edit_message_caption(chat_id=runner.chat_id, message_id=show.message_id,
-                                                        caption=caption)
+                    await call_unparsed(self.bot, "editMessageCaption", chat_id=runner.chat_id,
+                                        message_id=show.message_id, caption=caption)
                 else:
                     image = await self._group_png(show, view)
-                    await self.bot.edit_message_media(
-                        InputMediaPhoto(image, caption=caption), chat_id=runner.chat_id,
-                        message_id=show.message_id,
-                    )
+                    await call_unparsed(self.bot, "editMessageMedia", media=InputMediaPhoto(image, caption=caption),
+                                        chat_id=runner.chat_id, message_id=show.message_id)
                 show.group_shown = (view, caption)
             except BadRequest as error:
                 if not is_not_modified(error):
@@ -792,11 +790,11 @@ class TelegramPresenter:
             assert seat_show.message_id is not None
             try:
                 if caption_key == seat_show.caption:
-                    await self.bot.edit_message_reply_markup(chat_id=user_id, message_id=seat_show.message_id,
-                                                             reply_markup=markup)
+                    await call_unparsed(self.bot, "editMessageReplyMarkup", chat_id=user_id,
+                                        message_id=seat_show.message_id, reply_markup=markup)
                 else:
-                    await self.bot.edit_message_caption(chat_id=user_id, message_id=seat_show.message_id,
-                                                        caption=caption, reply_markup=markup)
+                    await call_unparsed(self.bot, "editMessageCaption", chat_id=user_id,
+                                        message_id=seat_show.message_id, caption=caption, reply_markup=markup)
             except BadRequest as error:
                 if not is_not_modified(error):
                     raise
@@ -807,12 +805,10 @@ class TelegramPresenter:
         media = uploaded if uploaded is not None else await _photo(render_seat_screen, *inputs)
         if seat_show.message_id is not None:
             try:
-                edited = await self.bot.edit_message_media(
-                    InputMediaPhoto(media, caption=caption), chat_id=user_id,
-                    message_id=seat_show.message_id, reply_markup=markup,
-                )
-                if isinstance(edited, Message):
-                    self._uploads.remember(picture_key, edited)
+                edited = await call_unparsed(self.bot, "editMessageMedia",
+                                             media=InputMediaPhoto(media, caption=caption), chat_id=user_id,
+                                             message_id=seat_show.message_id, reply_markup=markup)
+                self._uploads.remember(picture_key, _photo_id(edited))
                 seat_show.picture = picture_key
                 return
             except BadRequest as error:
@@ -821,7 +817,7 @@ class TelegramPresenter:
                     return
                 log.info("table %s seat %s: sending a new DM (%s)", runner.table_id, seat, error)
         sent = await self.bot.send_photo(user_id, media, caption=caption, reply_markup=markup)
-        self._uploads.remember(picture_key, sent)
+        self._uploads.remember(picture_key, sent.photo[-1].file_id if sent.photo else None)
         seat_show.picture = picture_key
         seat_show.message_id = sent.message_id
         await self.storage.set_table_message(runner.table_id, sent.message_id, seat=seat)
@@ -1008,12 +1004,19 @@ class UploadCache:
             self._ids.move_to_end(key)
         return found
 
-    def remember(self, key: Hashable, message: Message) -> None:
-        if message.photo:
-            self._ids[key] = message.photo[-1].file_id
+    def remember(self, key: Hashable, file_id: str | None) -> None:
+        """Keep the file id of the picture drawn from ``key`` (None: the answer had no photo)."""
+        if file_id is not None:
+            self._ids[key] = file_id
             self._ids.move_to_end(key)
             while len(self._ids) > self._size:
                 self._ids.popitem(last=False)
+
+
+def _photo_id(answer: Any) -> str | None:
+    """The file id of the largest size of the photo in Telegram's JSON answer to an edit, if any."""
+    photo = answer.get("photo") if isinstance(answer, dict) else None
+    return photo[-1].get("file_id") if photo else None
 
 
 async def _photo(render: Callable[..., Image.Image], *args: Any) -> bytes:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
+from functools import lru_cache
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
@@ -286,14 +287,13 @@ def seat_keyboard(runner: TableRunner, seat: int, texts: Translator) -> InlineKe
     if runner.game.over:
         return None
     if state.auto:
-        back = InlineKeyboardButton(texts.t("I'm back"), callback_data=callbacks.game_data(table, 0, callbacks.BACK))
-        return InlineKeyboardMarkup([[back]])
+        return keyboard(((texts.t("I'm back"), callbacks.game_data(table, 0, callbacks.BACK)),),)
     if state.prompt_seq is None:
         return None
     seq = state.prompt_seq
 
-    def button(label: str, code: str) -> InlineKeyboardButton:
-        return InlineKeyboardButton(label, callback_data=callbacks.game_data(table, seq, code))
+    def button(label: str, code: str) -> Button:
+        return label, callbacks.game_data(table, seq, code)
 
     game = runner.game
     if game.phase is Phase.SWAP:
@@ -305,19 +305,32 @@ def seat_keyboard(runner: TableRunner, seat: int, texts: Translator) -> InlineKe
         ]
         rows = _rows(buttons)
         if len(picked) == 3:
-            rows.append([button(texts.t("Swap these three"), callbacks.SWAP_CONFIRM)])
-        return InlineKeyboardMarkup(rows)
+            rows.append((button(texts.t("Swap these three"), callbacks.SWAP_CONFIRM),))
+        return keyboard(*rows)
     legal = state.legal
     if game.phase is Phase.VOID:
-        return InlineKeyboardMarkup(
-            [[button(texts.t("Void {suit}", suit=suit_label(a.suit, texts)), callbacks.action_code(a))
-              for a in legal if a.suit is not None]]
+        return keyboard(
+            tuple(button(texts.t("Void {suit}", suit=suit_label(a.suit, texts)), callbacks.action_code(a))
+                  for a in legal if a.suit is not None)
         )
     specials = [a for a in legal if a.type is not ActionType.DISCARD]
     discards = [a for a in legal if a.type is ActionType.DISCARD]
-    top = [button(action_label(a, texts), callbacks.action_code(a)) for a in specials]
+    top = tuple(button(action_label(a, texts), callbacks.action_code(a)) for a in specials)
     tiles = [button(tile_label(a.tile, texts), callbacks.action_code(a)) for a in discards if a.tile is not None]
-    return InlineKeyboardMarkup(([top] if top else []) + _rows(tiles))
+    return keyboard(*([top] if top else []), *_rows(tiles))
+
+
+Button = tuple[str, str]  # a button's label and its callback data
+
+
+@lru_cache(maxsize=512)
+def keyboard(*rows: tuple[Button, ...]) -> InlineKeyboardMarkup:
+    """The markup of these rows of buttons, built once for as long as it is shown: a seat's DM
+    asks for its buttons two or three times per update (to compare, then to send), and PTB's
+    frozen objects cost ~15 us a button to build. The same object is returned each time: PTB's
+    markups are immutable, and comparing one with itself is immediate."""
+    return InlineKeyboardMarkup([[InlineKeyboardButton(label, callback_data=data) for label, data in row]
+                                 for row in rows])
 
 
 def action_label(action: Action, texts: Translator) -> str:
@@ -334,8 +347,8 @@ def action_label(action: Action, texts: Translator) -> str:
     return tile
 
 
-def _rows(buttons: list[InlineKeyboardButton]) -> list[list[InlineKeyboardButton]]:
-    return [buttons[i : i + BUTTONS_PER_ROW] for i in range(0, len(buttons), BUTTONS_PER_ROW)]
+def _rows(buttons: list[Button]) -> list[tuple[Button, ...]]:
+    return [tuple(buttons[i : i + BUTTONS_PER_ROW]) for i in range(0, len(buttons), BUTTONS_PER_ROW)]
 
 
 def private_hand(runner: TableRunner, seat: int) -> tuple[list[Tile], Tile | None, Suit | None]:
