@@ -101,6 +101,34 @@ async def test_without_the_database_a_worker_keeps_its_share_in_memory(tmp_path:
     assert len(sent) == 4 and max(sent) - min(sent) >= 0.9  # the in-memory group bucket held them back
 
 
+async def test_calls_whose_turns_came_while_their_tables_were_held_do_not_go_out_together(db_url: str) -> None:
+    """Turns are granted before a worker holds the table; held for a second, twenty sends whose
+    turns were spread over that second would otherwise all call Telegram at the same moment."""
+    await migrated(db_url)
+    limiter = TelegramRateLimiter(overall_max_rate=10, group_max_rate=0, shared=SharedTurns(db_url, overall=(10, 1)))
+    await limiter.initialize()
+    held, sent = asyncio.Event(), []
+
+    async def call() -> bool:
+        sent.append(time.monotonic())
+        return True
+
+    async def send(user: int) -> None:
+        async with limiter.slot(user):
+            await held.wait()  # its table, held elsewhere
+            await limiter.process_request(call, (), {}, "sendMessage", {"chat_id": user, "text": "x"}, None)
+
+    try:
+        sends = [asyncio.ensure_future(send(user)) for user in range(1, 21)]
+        await asyncio.sleep(1.2)  # every turn granted by now: 10 at once, then one each 0.1 s
+        held.set()
+        await asyncio.gather(*sends)
+    finally:
+        await limiter.shutdown()
+    assert len(sent) == 20
+    assert within(sent, 10, 1)  # what one bucket of the bot's rate admits, when the calls are made
+
+
 async def test_a_flood_limit_one_worker_is_told_of_holds_every_worker(db_url: str) -> None:
     await migrated(db_url)
     told, other = SharedTurns(db_url, overall=(10, 1)), SharedTurns(db_url, overall=(10, 1))
