@@ -3,6 +3,7 @@
     python benchmarks/vision.py                    # CMD test (hand rows, all) and the unseen designs
     python benchmarks/vision.py --set cmd-test     # only ../shared/vision/cmd/test (evaluation only)
     python benchmarks/vision.py --set unseen       # only the unseen-designs validation set
+    python benchmarks/vision.py --set fresh        # only the fresh-designs check (eighth session)
     python benchmarks/vision.py --data DIR         # any YOLO folder with ../classes.json
 
 Photo sets:
@@ -13,6 +14,9 @@ Photo sets:
   of tile designs training never sees: FluffyStuff Black and the procedural designs
   ``UNSEEN_DESIGNS`` of ``scripts/vision_designs.py``. Hands only (one or two rows, melds apart,
   tight crops, any angle, upside down), so "the whole hand" is every suited tile in the picture.
+- **fresh designs** (only with ``--set fresh``): 90 scenes made the same way from the procedural
+  designs ``FRESH_DESIGNS`` (seeds 5000-5008), also never trained on; a second check of new designs
+  so that models are not chosen on the unseen set alone.
 
 For each set:
 - per-tile precision and recall: a recognised suited tile is right when its box overlaps a
@@ -170,12 +174,13 @@ def yolo_samples(folder: Path) -> Iterator[tuple[Sample, bool]]:
         yield Sample(image_path.stem, image_path.read_bytes(), boxes, classes, expected), is_hand_row(boxes)
 
 
-def unseen_samples() -> Iterator[Sample]:
-    """The unseen-designs set, rendered in memory from its fixed seed (never written to disk)."""
+def unseen_samples(fresh: bool = False) -> Iterator[Sample]:
+    """The unseen-designs set (or with ``fresh`` the fresh-designs check), rendered in memory from
+    its fixed seed (never written to disk)."""
     from PIL import Image
-    from vision_scenes import unseen_photos
+    from vision_scenes import fresh_photos, unseen_photos
 
-    for photo in unseen_photos():
+    for photo in fresh_photos() if fresh else unseen_photos():
         buffer = io.BytesIO()
         Image.fromarray(photo.image).save(buffer, "JPEG", quality=92)
         suited = photo.classes != NOT_SUITED
@@ -234,7 +239,7 @@ def score(sample: Sample, tallies: list[Tally], verbose: bool) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--set", choices=["all", "cmd-test", "unseen"], default="all")
+    parser.add_argument("--set", choices=["all", "cmd-test", "unseen", "fresh"], default="all")
     parser.add_argument("--data", type=Path, default=None, help="a YOLO folder to use instead of CMD test")
     parser.add_argument("--models", type=Path, default=None, help="a folder of candidate ONNX models")
     parser.add_argument("--threshold", type=float, default=None, help="detector peak threshold to try")
@@ -267,6 +272,11 @@ def main() -> int:
         for sample in unseen_samples():
             score(sample, [unseen], args.verbose)
         results["unseen designs"] = unseen
+    if args.set == "fresh":
+        fresh = Tally()
+        for sample in unseen_samples(fresh=True):
+            score(sample, [fresh], args.verbose)
+        results["fresh designs"] = fresh
     for name, tally in results.items():
         print(tally.report(name))
         print()

@@ -64,14 +64,16 @@ def render_scenes(
     distractors: int = 0,
     receipts: bool = False,
     extra_designs: bool = False,
+    more_designs: bool = False,
 ) -> list[Photo]:
     """``count`` scenes of the training designs, the same for the same seed (at most ``max_side`` px).
 
     With ``distractors`` = n, every n-th scene is a photo of something else (text, objects; no
     tiles; with ``receipts`` also till receipts and tables of numbers). ``extra_designs`` adds the
-    ``EXTRA_DESIGNS`` seeds to the designs the scenes cycle through.
+    ``EXTRA_DESIGNS`` seeds to the designs the scenes cycle through, ``more_designs`` the
+    ``MORE_DESIGNS`` seeds.
     """
-    designs = training_designs(extra_designs)
+    designs = training_designs(extra_designs, more_designs)
     rng = random.Random(seed)
     photos = []
     start = time.time()
@@ -635,6 +637,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--receipts", action="store_true", help="distractors include receipts and number tables")
     parser.add_argument("--real-share", type=float, default=None, help="classifier: share of real photos per epoch")
     parser.add_argument("--extra-designs", action="store_true", help="scenes also use the EXTRA_DESIGNS seeds")
+    parser.add_argument("--more-designs", action="store_true", help="scenes also use the MORE_DESIGNS seeds")
     parser.add_argument("--recolour", type=float, default=0.0, help="classifier: share of scene crops recoloured")
     parser.add_argument("--invert", type=float, default=0.0, help="classifier: share of crops inverted")
     parser.add_argument("--strokes", type=float, default=0.0, help="classifier: share of crops, ink thicker or thinner")
@@ -661,6 +664,7 @@ def main(argv: list[str] | None = None) -> int:
             args.distractors,
             args.receipts,
             args.extra_designs,
+            args.more_designs,
         )
         checks = render_scenes(40, args.seed * 1000 + 2, 480)
         if args.init is not None:
@@ -686,6 +690,7 @@ def main(argv: list[str] | None = None) -> int:
             args.distractors,
             args.receipts,
             args.extra_designs,
+            args.more_designs,
         )
         checks = render_scenes(30, args.seed * 1000 + 4, 720)
         print(f"{len(real)} photos and {len(scenes)} scenes, {len(holdout)} photos held out", flush=True)

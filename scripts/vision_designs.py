@@ -7,11 +7,14 @@ drawn entirely from a seed, so that "design 7" is the same pictures in every run
 
 Which designs may be trained on is fixed here and nowhere else:
 
-- procedural designs with seeds in ``TRAIN_DESIGNS`` (and, when asked, ``EXTRA_DESIGNS``) and
-  FluffyStuff *Regular* are for training;
+- procedural designs with seeds in ``TRAIN_DESIGNS`` (and, when asked, ``EXTRA_DESIGNS`` and
+  ``MORE_DESIGNS``) and FluffyStuff *Regular* are for training;
 - procedural designs with seeds in ``UNSEEN_DESIGNS`` and FluffyStuff *Black* are never given to
   training (``training_designs`` cannot return them); they make the unseen-designs validation set
-  (``scripts/vision_scenes.py``, ``benchmarks/vision.py``).
+  (``scripts/vision_scenes.py``, ``benchmarks/vision.py``);
+- procedural designs with seeds in ``FRESH_DESIGNS`` are never given to training either; they make
+  a second check of new designs ("fresh designs", eighth session), so that models are not chosen
+  on the unseen set alone.
 
 Training-only, like the other ``scripts/vision_*`` modules: Pillow and numpy, never torch.
 """
@@ -42,6 +45,9 @@ UNSEEN_DESIGNS = range(900, 908)
 # More training designs with more kinds of variety (a serif CJK font when the system has one,
 # symbols in fewer colours); drawn after every earlier choice, so designs below 1000 are unchanged.
 EXTRA_DESIGNS = range(1000, 1240)
+# Many more of those, so that a round of scenes hardly shows a design twice.
+MORE_DESIGNS = range(2000, 3000)
+FRESH_DESIGNS = range(5000, 5009)
 SERIF_CJK = Path("/usr/share/fonts/opentype/noto/NotoSerifCJK-Bold.ttc")
 DRAW_WIDTH = 96  # sprites are drawn at this width (twice over, then halved) and scaled in scenes
 NUMERALS = "一二三四五六七八九"
@@ -168,10 +174,10 @@ def _more_variety(d: Design, rng: random.Random) -> Design:
     return replace(d, cjk_font=font, numeral_scale=rng.uniform(0.65, 1.1))
 
 
-def training_designs(extra: bool = False) -> list[Design | str]:
+def training_designs(extra: bool = False, more: bool = False) -> list[Design | str]:
     """Every design training may use: the procedural training seeds (with ``extra``, also
-    ``EXTRA_DESIGNS``) and FluffyStuff Regular."""
-    seeds = [*TRAIN_DESIGNS, *(EXTRA_DESIGNS if extra else ())]
+    ``EXTRA_DESIGNS``; with ``more``, also ``MORE_DESIGNS``) and FluffyStuff Regular."""
+    seeds = [*TRAIN_DESIGNS, *(EXTRA_DESIGNS if extra else ()), *(MORE_DESIGNS if more else ())]
     designs: list[Design | str] = [make_design(seed) for seed in seeds]
     if (FLUFFY / "Regular").is_dir():
         designs.append("fluffy:Regular")
@@ -184,6 +190,11 @@ def unseen_designs() -> list[Design | str]:
     if (FLUFFY / "Black").is_dir():
         designs.append("fluffy:Black")
     return designs
+
+
+def fresh_designs() -> list[Design | str]:
+    """The designs of the fresh-designs check: procedural, drawn with the extra designs' choices."""
+    return [make_design(seed) for seed in FRESH_DESIGNS]
 
 
 # ---------------------------------------------------------------- drawing

@@ -32,6 +32,8 @@ from vision.classes import NOT_SUITED
 
 UNSEEN_SEED = 20261202
 UNSEEN_COUNT = 120
+FRESH_SEED = 20261203
+FRESH_COUNT = 90
 WORLD_TILE = 64  # tile width on the flat table, in table pixels
 
 
@@ -382,9 +384,19 @@ def unseen_photos(count: int = UNSEEN_COUNT) -> list[Photo]:
     """
     from vision_designs import unseen_designs
 
-    designs = unseen_designs()
-    rng = random.Random(UNSEEN_SEED)
+    return _hands(unseen_designs(), UNSEEN_SEED, "unseen", count)
+
+
+def fresh_photos(count: int = FRESH_COUNT) -> list[Photo]:
+    """The fresh-designs check: like ``unseen_photos``, of the ``FRESH_DESIGNS`` (training never sees them)."""
+    from vision_designs import fresh_designs
+
+    return _hands(fresh_designs(), FRESH_SEED, "fresh", count)
+
+
+def _hands(designs: list, seed: int, name: str, count: int) -> list[Photo]:
+    rng = random.Random(seed)
     return [
-        scene_photo(rng, designs[i % len(designs)], f"unseen_{i:03d}", rng.choice(["row", "row", "two_rows"]))
+        scene_photo(rng, designs[i % len(designs)], f"{name}_{i:03d}", rng.choice(["row", "row", "two_rows"]))
         for i in range(count)
     ]

@@ -167,6 +167,19 @@ def rendered_row(tiles: list[int], design_seed: int, tile_width: int) -> bytes:
     return buffer.getvalue()
 
 
+def test_training_never_gets_the_designs_kept_out() -> None:
+    """The unseen designs, FluffyStuff Black and the fresh designs are for checking only: however
+    many designs training asks for, none of them is among its designs."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from vision_designs import FRESH_DESIGNS, UNSEEN_DESIGNS, training_designs
+
+    designs = training_designs(extra=True, more=True)
+    seeds = {d.seed for d in designs if not isinstance(d, str)}
+    assert len(seeds) == 1300
+    assert not seeds & {*UNSEEN_DESIGNS, *FRESH_DESIGNS}
+    assert all(d == "fluffy:Regular" for d in designs if isinstance(d, str))
+
+
 @pytest.mark.parametrize("design_seed", [900, 903])
 def test_reads_a_straight_row_of_characters_of_an_unseen_design(design_seed: int) -> None:
     """Clean rows of 1-9 万 photographed straight on once came back with no tiles at all."""
