@@ -15,8 +15,9 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import UTC, datetime
 from typing import Any
 
+from apscheduler.jobstores.base import JobLookupError
 from telegram.error import TelegramError
-from telegram.ext import ContextTypes, JobQueue
+from telegram.ext import ContextTypes, Job, JobQueue
 
 from bot.i18n import supported
 from bot.table.presenter import TelegramPresenter
@@ -53,20 +54,34 @@ RESUME_TIMER = "xz-resume:"  # + table id: a hand to resume after a start (sever
 
 
 class JobQueueScheduler:
-    """Decision timers on PTB's ``JobQueue``, one named job per seat."""
+    """Decision timers on PTB's ``JobQueue``, one named job per seat.
+
+    The jobs it set are kept by name until they fire or are cancelled: a step cancels the timers of
+    all four seats, and ``JobQueue.get_jobs_by_name`` builds a ``Job`` for every job of the bot
+    to find them (every table's timers: ~0.1 ms a call at 4 tables, growing with the tables)."""
 
     def __init__(self, job_queue: JobQueue[Any]) -> None:
         self.job_queue = job_queue
+        self._jobs: dict[str, list[Job[Any]]] = {}
 
     def start(self, name: str, delay: float, callback: Callable[[], Awaitable[None]]) -> None:
-        async def fire(_: ContextTypes.DEFAULT_TYPE) -> None:
+        async def fire(context: ContextTypes.DEFAULT_TYPE) -> None:
+            self._forget(name, context.job)
             await callback()
 
-        self.job_queue.run_once(fire, when=delay, name=name)
+        self._jobs.setdefault(name, []).append(self.job_queue.run_once(fire, when=delay, name=name))
 
     def cancel(self, name: str) -> None:
-        for job in self.job_queue.get_jobs_by_name(name):
-            job.schedule_removal()
+        for job in self._jobs.pop(name, ()):
+            with contextlib.suppress(JobLookupError):  # due already: on its way to fire, as before
+                job.schedule_removal()
+
+    def _forget(self, name: str, job: Job[Any] | None) -> None:
+        jobs = self._jobs.get(name, [])
+        if job in jobs:
+            jobs.remove(job)
+        if not jobs:
+            self._jobs.pop(name, None)
 
 
 async def table_languages(storage: Storage, default_language: str, runner: TableRunner) -> tuple[str, list[str]]:

@@ -55,7 +55,10 @@ def reason_label(reason: TransferReason, texts: Translator) -> str:
     return reason.zh if texts.language == "zh" else _REASON_EN[reason]
 
 
+@lru_cache(maxsize=16)
 def table_labels(texts: Translator) -> TableLabels:
+    """The table picture's words in ``texts``' language, made once per language (one translator
+    per language): every view of every table asks for them, several times per update."""
     return TableLabels(
         title=texts.t("Sichuan mahjong"),
         wall=texts.t("Wall {n}", n="{n}"),
