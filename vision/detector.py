@@ -28,7 +28,8 @@ SIZE_UNIT = 16.0  # the network predicts log(size / SIZE_UNIT), size in input pi
 PEAK_THRESHOLD = 0.3
 NMS_IOU = 0.45
 PAD_VALUE = 114
-# Tile long sides (input pixels) each look keeps; the base look reads 12..170 px well.
+# Tile long sides (input pixels) each look keeps; the base look reads 12..170 px well, the look at
+# twice the size down to 8 (tiles of 4-6 px in the base look, otherwise dropped though found).
 SMALL_TILES = 18.0  # below this median, look again at twice the size
 LARGE_TILES = 120.0  # above this median, look again at half the size
 
@@ -164,7 +165,7 @@ def detect(session, image: np.ndarray, threshold: float | None = None) -> Detect
     boxes, scores = [], []
     for found, zoom in looks:
         size = _long_sides(found.boxes) * to_input * zoom  # long sides in that look's input pixels
-        keep = (size >= 12) & (size <= 170)
+        keep = (size >= (8 if zoom > 1 else 12)) & (size <= 170)
         if zoom == 1.0 and len(looks) > 1:
             keep &= (size >= SMALL_TILES) if any(z > 1 for _, z in looks) else (size <= LARGE_TILES)
         boxes.append(found.boxes[keep])
