@@ -1,5 +1,5 @@
-"""The bot's HTTP client (``bot.http.AiohttpRequest``) against the fake Bot API: uploads and form
-calls arrive as sent, and the failures the rate limiter tells apart come out as PTB's errors (a
+"""The bot's HTTP client (``bot.http.AiohttpRequest``) against the fake Bot API: uploads (multipart)
+and other calls (JSON) arrive as sent, and the failures the rate limiter tells apart come out as PTB's errors (a
 dropped connection is a ``NetworkError``, retried; a call that waits too long is ``TimedOut``,
 never retried, since Telegram may have acted)."""
 
@@ -13,7 +13,7 @@ import pytest
 from aiohttp import web
 from fake_telegram import FakeTelegram
 from PIL import Image
-from telegram import Bot
+from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup
 from telegram.error import NetworkError, TimedOut
 
 from bot.http import AiohttpRequest
@@ -58,6 +58,35 @@ async def test_a_photo_with_caption_and_a_text_arrive_as_sent(telegram: FakeTele
     assert [m.caption for m in shown] == ["第 1 局 · Alice", None]
     assert shown[0].photo == photo and sent.photo
     assert shown[1].text == "轮到你了 & more"
+
+
+async def test_a_call_without_files_goes_as_json_with_its_objects_whole() -> None:
+    """Telegram reads a JSON body's objects as objects: a keyboard is not a string of JSON."""
+    seen: list[tuple[str, str, object]] = []
+
+    async def answer(request: web.Request) -> web.Response:
+        method = request.match_info["method"]
+        seen.append((method, request.content_type, await request.json()))
+        if method == "getMe":
+            return web.json_response({"ok": True, "result": {"id": 1, "is_bot": True, "first_name": "X",
+                                                             "username": "x_bot"}})
+        return web.json_response({"ok": True, "result": True})
+
+    app = web.Application()
+    app.router.add_post("/bot{token}/{method}", answer)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    markup = InlineKeyboardMarkup([[InlineKeyboardButton("5筒 & more", callback_data="gm:1:2:d5")]])
+    try:
+        async with Bot("1:TOKEN", base_url=f"http://127.0.0.1:{runner.addresses[0][1]}/bot",
+                       request=AiohttpRequest(1), get_updates_request=AiohttpRequest()) as bot:
+            await bot.edit_message_reply_markup(chat_id=42, message_id=7, reply_markup=markup)
+    finally:
+        await runner.cleanup()
+    assert seen[-1] == ("editMessageReplyMarkup", "application/json",
+                        {"chat_id": 42, "message_id": 7, "reply_markup": markup.to_dict()})
 
 
 async def test_a_dropped_connection_is_a_network_error(telegram: FakeTelegram) -> None:
