@@ -439,6 +439,21 @@ def restyle(crops: np.ndarray, rng: np.random.Generator, invert: float = 0.0, st
     return crops
 
 
+def shrink(crops: np.ndarray, rng: np.random.Generator, share: float, low: int = 12, high: int = 30) -> np.ndarray:
+    """A share of the crops as tiles only ``low``..``high`` pixels tall would give them, each epoch.
+
+    The crop is scaled down to that height (width three quarters of it) and back up, as the
+    run-time crop of so small a tile is: a wide shot or a small photo leaves few pixels per tile,
+    and those tiles are the ones read worst. Returns a new array.
+    """
+    crops = crops.copy()
+    for index in np.nonzero(rng.random(len(crops)) < share)[0]:
+        tall = int(rng.integers(low, high + 1))
+        small = Image.fromarray(crops[index]).resize((max(6, tall * 3 // 4), tall), Image.BILINEAR)
+        crops[index] = np.asarray(small.resize((CROP_WIDTH, CROP_HEIGHT), Image.BILINEAR))
+    return crops
+
+
 def to_tensor(crops: np.ndarray) -> torch.Tensor:
     return (torch.from_numpy(crops).permute(0, 3, 1, 2).float() / 255).contiguous(memory_format=torch.channels_last)
 
@@ -490,6 +505,7 @@ def train_classifier(
     crops_file: Path | None = None,
     invert: float = 0.0,
     strokes: float = 0.0,
+    small: float = 0.0,
 ) -> tuple[torch.nn.Module, float]:
     """Train on real photos and rendered scenes; return the model and its fitted temperature.
 
@@ -498,7 +514,9 @@ def train_classifier(
     of the real photos shown each epoch (default: all from scratch, half when fine-tuning).
     ``fast`` trains a ``FastTileClassifier``. ``crops_file``: the scenes' and checks' crops are
     read from it when ``scenes`` is None, else cut from them and saved to it (rendering is a
-    large part of a round; several candidates can share one set of crops).
+    large part of a round; several candidates can share one set of crops). ``small``: the share of
+    crops made as small tiles give them each epoch (``shrink``), on top of the quarter of the scene
+    and photo crops already cut that way.
     """
     rng = random.Random(seed)
     np_rng = np.random.default_rng(seed)
@@ -543,6 +561,7 @@ def train_classifier(
         shown = real if shown_real >= len(real) else rng.sample(real, shown_real)
         real_crops, real_labels, real_up = crops_of(shown, rng, 0.07, 1, colour=True)
         crops = restyle(np.concatenate([real_crops, light(scene_crops, np_rng, recolour)]), np_rng, invert, strokes)
+        crops = shrink(crops, np_rng, small)
         labels = np.concatenate([real_labels, scene_labels])
         upright = np.concatenate([real_up, scene_up])
         flip = np_rng.random(len(crops)) < 0.5  # upside down: the orientation label flips too
@@ -641,6 +660,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--recolour", type=float, default=0.0, help="classifier: share of scene crops recoloured")
     parser.add_argument("--invert", type=float, default=0.0, help="classifier: share of crops inverted")
     parser.add_argument("--strokes", type=float, default=0.0, help="classifier: share of crops, ink thicker or thinner")
+    parser.add_argument("--small", type=float, default=0.0, help="classifier: share of crops as 12-30 px tiles")
     parser.add_argument("--net", choices=["standard", "fast"], default="standard", help="classifier network")
     parser.add_argument("--crops", type=Path, default=None, help="classifier: scene crops (.npz), read if it exists")
     args = parser.parse_args(argv)
@@ -711,6 +731,7 @@ def main(argv: list[str] | None = None) -> int:
             args.crops,
             args.invert,
             args.strokes,
+            args.small,
         )
         export(
             Calibrated(model, temperature),

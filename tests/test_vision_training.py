@@ -16,7 +16,7 @@ pytest.importorskip("onnx", reason="needs the training extras: pip install -e '.
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from train_vision import Calibrated, export, load_onnx_weights, restyle  # noqa: E402
+from train_vision import Calibrated, export, load_onnx_weights, restyle, shrink  # noqa: E402
 from vision_nets import FastTileClassifier  # noqa: E402
 
 from vision.classes import NUM_CLASSES  # noqa: E402
@@ -54,6 +54,17 @@ def test_strokes_get_thicker_or_thinner() -> None:
 def test_nothing_changes_at_zero_shares() -> None:
     crops = np.random.default_rng(2).integers(0, 256, (20, CROP_HEIGHT, CROP_WIDTH, 3), dtype=np.uint8)
     assert (restyle(crops, np.random.default_rng(3)) == crops).all()
+    assert (shrink(crops, np.random.default_rng(3), 0.0) == crops).all()
+
+
+def test_shrunk_crops_lose_the_detail_of_a_small_tile() -> None:
+    """A bar one pixel wide, seen as a tile 12-30 px tall gives it, is smeared over its neighbours."""
+    crops = np.stack([ivory_crop_with_a_red_bar()] * 100)
+    out = shrink(crops, np.random.default_rng(4), 1.0)
+    assert out.shape == crops.shape and out.dtype == np.uint8
+    assert (out[:, 30, 24, 1] > crops[0, 30, 24, 1] + 30).all()  # the bar's centre is paler
+    assert (out[:, 30, 20:29, 1].min(axis=1) < 215).all()  # but it is still there (the face is 225)
+    assert (crops == ivory_crop_with_a_red_bar()).all()  # the input is left alone
 
 
 def test_the_fast_classifier_exports_and_loads_back_for_fine_tuning(tmp_path: Path) -> None:
