@@ -11,8 +11,6 @@ covers a tile. The input is a ``TableView``, which holds only public facts.
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 
 from PIL import Image, ImageDraw
@@ -77,39 +75,9 @@ def draw_table(img: Image.Image, view: TableView, layout: Layout = GROUP) -> Non
     y = lay.margin + lay.header
     for index, (seat, panel_height) in enumerate(zip(view.seats, heights, strict=True)):
         box = (lay.margin, y, WIDTH - lay.margin, y + panel_height)
-        _kept_panel(img, draw, seat, view.labels, box, lay, is_turn=view.turn == index,
-                    last_discard=view.last_discard_seat == index)
+        _panel(img, draw, seat, view.labels, box, lay, is_turn=view.turn == index,
+               last_discard=view.last_discard_seat == index)
         y += panel_height + lay.panel_gap
-
-
-# The seat panels drawn lately, by everything a panel is drawn from, its box included (a panel
-# moved by a row of discards above it is drawn again: half-pixel positions round by parity, so a
-# copy moved would not be the same pixels). From one state of a table to the next, most panels
-# do not change (a discard changes its seat's panel and the next seat's); pasting a kept one back
-# costs a tenth of drawing it. Tables are drawn in several threads at once; a kept panel is only read.
-_PANELS_KEPT = 48  # ~0.3-0.5 MB each: a few recent states of a few tables, in each layout
-_panels: OrderedDict[tuple[object, ...], Image.Image] = OrderedDict()
-_panels_lock = threading.Lock()
-
-
-def _kept_panel(img: Image.Image, draw: ImageDraw.ImageDraw, seat: SeatView, labels: TableLabels,
-                box: tuple[int, int, int, int], lay: Layout, is_turn: bool, last_discard: bool) -> None:
-    """``_panel``, or the same pixels copied from the last time it was drawn with these inputs."""
-    key = (seat, labels, box, lay, is_turn, last_discard)
-    area = (box[0], box[1], box[2] + 1, box[3] + 1)  # a rectangle's outline covers its far edges too
-    with _panels_lock:
-        kept = _panels.get(key)
-        if kept is not None:
-            _panels.move_to_end(key)
-    if kept is not None:
-        img.paste(kept, area[:2])
-        return
-    _panel(img, draw, seat, labels, box, lay, is_turn, last_discard)
-    drawn = img.crop(area)
-    with _panels_lock:
-        _panels[key] = drawn
-        while len(_panels) > _PANELS_KEPT:
-            _panels.popitem(last=False)
 
 
 def table_height(view: TableView, layout: Layout = GROUP) -> int:
