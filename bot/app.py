@@ -10,10 +10,6 @@ Tests build the same Application with ``api_url`` pointing at the fake Bot API s
 
 from __future__ import annotations
 
-import bot.http  # noqa: F401  first: aiohttp's import starts in a thread under the imports below
-
-# isort: split
-
 import asyncio
 import contextlib
 import importlib

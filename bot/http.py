@@ -6,36 +6,16 @@ CPU through httpx and 0.3-0.6 ms through aiohttp, a photo upload 1.7-2.2 ms agai
 with four tables played side by side, the bot's CPU per logged action was 16-19 % lower on
 aiohttp. A hosted table makes several calls per decision (the press's answer, the DM's edits, the
 group's picture), so the client is a large part of what a table costs.
-
-aiohttp is imported in a thread of its own from the moment this module is (``bot.app`` imports it
-before everything else it needs), and waited for when the first request is made. Its import makes
-two TLS contexts, each loading the system's CA store (~20-45 ms apiece, outside the GIL): in the
-thread, that overlaps the main thread's imports of telegram.ext, pydantic and the features before
-the first poll. Apart from three small modules without cycles (``http.cookies``, ``shlex``,
-``typing_extensions``), the two threads import different modules, so they cannot deadlock.
 """
 
 from __future__ import annotations
 
-import importlib
 import json
-import sys
-import threading
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+import aiohttp
 from telegram.error import NetworkError, TimedOut
 from telegram.request import BaseRequest, RequestData
-
-if TYPE_CHECKING:
-    import aiohttp
-
-
-def _import_in_background(name: str) -> None:
-    if name not in sys.modules:
-        threading.Thread(target=importlib.import_module, args=(name,), name=f"import-{name}", daemon=True).start()
-
-
-_import_in_background("aiohttp")
 
 
 class AiohttpRequest(BaseRequest):
@@ -59,8 +39,6 @@ class AiohttpRequest(BaseRequest):
         return self._read_timeout
 
     async def initialize(self) -> None:
-        import aiohttp  # waits for the thread's import to finish, if it has not
-
         if self._session is None or self._session.closed:
             self._session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=self._pool_size),
                                                   cookie_jar=aiohttp.DummyCookieJar())
@@ -73,8 +51,6 @@ class AiohttpRequest(BaseRequest):
         """PTB's four timeouts (its defaults where a call gives none) as aiohttp's: the wait for a
         free connection and the connecting together, each read, and all four as the whole call's
         bound (aiohttp has no timeout for the upload alone)."""
-        import aiohttp
-
         default = BaseRequest.DEFAULT_NONE
         read = self._read_timeout if read is default else read
         write = (self._media_write_timeout if uploads else self._write_timeout) if write is default else write
@@ -95,7 +71,6 @@ class AiohttpRequest(BaseRequest):
                          pool_timeout: Any = BaseRequest.DEFAULT_NONE) -> tuple[int, bytes]:
         if self._session is None or self._session.closed:
             raise RuntimeError("This AiohttpRequest is not initialized!")
-        import aiohttp  # imported by ``initialize``: a dictionary look-up
         files = request_data.multipart_data if request_data else None
         body: bytes | None = None  # a file's GET: none
         headers = {"User-Agent": self.USER_AGENT}
