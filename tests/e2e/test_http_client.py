@@ -6,8 +6,9 @@ never retried, since Telegram may have acted)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import io
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 
 import pytest
 from aiohttp import web
@@ -30,15 +31,22 @@ async def slow_api() -> AsyncIterator[tuple[str, asyncio.Event]]:
         await asyncio.sleep(1.0)
         return web.json_response({"ok": True, "result": True})
 
+    async with local_api(answer) as base_url:
+        yield base_url, arrived
+
+
+@contextlib.asynccontextmanager
+async def local_api(answer: Callable[[web.Request], Awaitable[web.Response]]) -> AsyncIterator[str]:
+    """A Bot API on 127.0.0.1 that answers every method with ``answer``; yields its base URL."""
     app = web.Application()
     app.router.add_post("/bot{token}/{method}", answer)
     runner = web.AppRunner(app)
     await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    port = runner.addresses[0][1]
-    yield f"http://127.0.0.1:{port}/bot", arrived
-    await runner.cleanup()
+    await web.TCPSite(runner, "127.0.0.1", 0).start()
+    try:
+        yield f"http://127.0.0.1:{runner.addresses[0][1]}/bot"
+    finally:
+        await runner.cleanup()
 
 
 def _jpeg() -> bytes:
@@ -72,19 +80,10 @@ async def test_a_call_without_files_goes_as_json_with_its_objects_whole() -> Non
                                                              "username": "x_bot"}})
         return web.json_response({"ok": True, "result": True})
 
-    app = web.Application()
-    app.router.add_post("/bot{token}/{method}", answer)
-    runner = web.AppRunner(app)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
     markup = InlineKeyboardMarkup([[InlineKeyboardButton("5筒 & more", callback_data="gm:1:2:d5")]])
-    try:
-        async with Bot("1:TOKEN", base_url=f"http://127.0.0.1:{runner.addresses[0][1]}/bot",
-                       request=AiohttpRequest(1), get_updates_request=AiohttpRequest()) as bot:
-            await bot.edit_message_reply_markup(chat_id=42, message_id=7, reply_markup=markup)
-    finally:
-        await runner.cleanup()
+    async with local_api(answer) as base_url, Bot("1:TOKEN", base_url=base_url, request=AiohttpRequest(1),
+                                                  get_updates_request=AiohttpRequest()) as bot:
+        await bot.edit_message_reply_markup(chat_id=42, message_id=7, reply_markup=markup)
     assert seen[-1] == ("editMessageReplyMarkup", "application/json",
                         {"chat_id": 42, "message_id": 7, "reply_markup": markup.to_dict()})
 
