@@ -5,7 +5,7 @@ hand with you and three computer players, and prints the address to open. ``--se
 N people instead and prints one signed link per seat, so friends on the same network can join
 from their phones (use ``--host 0.0.0.0`` for that). ``--rules`` picks the table's rules by
 preset (chengdu, xueliu, classic); the address without a seat link watches the table. Ctrl-C
-stops it.
+or SIGTERM (a service manager's stop) closes the pages and the ledger and ends it.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import argparse
 import asyncio
 import contextlib
 import gc
+import signal
 import socket
 import sys
 from pathlib import Path
@@ -105,8 +106,20 @@ async def serve(args: argparse.Namespace) -> int:
             print()
         print(f"To watch without a seat: {local.watch_link(base, table)}")
         print("Ctrl-C stops the table.", flush=True)
-        await asyncio.Event().wait()
+        await _until_terminated()
     finally:
         await local.close()
         await storage.close()
     return 0
+
+
+async def _until_terminated() -> None:
+    """Until SIGTERM, which would otherwise end the process without closing the ledger;
+    Ctrl-C cancels this wait through ``asyncio.run``."""
+    stopped = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    loop.add_signal_handler(signal.SIGTERM, stopped.set)
+    try:
+        await stopped.wait()
+    finally:
+        loop.remove_signal_handler(signal.SIGTERM)

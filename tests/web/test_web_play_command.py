@@ -7,7 +7,9 @@ import re
 import signal
 import subprocess
 import sys
+import threading
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import aiohttp
@@ -15,40 +17,66 @@ import aiohttp
 LINK = re.compile(r"(http://127\.0\.0\.1:\d+/\?seat=[0-9a-f.]+)")
 
 
-def start_play(tmp_path: Path, *args: str) -> tuple[subprocess.Popen[str], list[str]]:
+@dataclass
+class Play:
+    """A running ``xuezhan play``: what it printed so far, on stdout and on stderr."""
+
+    process: subprocess.Popen[str]
+    lines: list[str]
+    errors: list[str] = field(default_factory=list)
+
+
+def _as_from_a_terminal() -> None:
+    """Ctrl-C reaches the process as it does from a terminal, even when the suite itself was
+    started in the background (a shell's ``cmd &`` ignores SIGINT, and children inherit that)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def start_play(tmp_path: Path, *args: str) -> Play:
+    """Start ``xuezhan play`` and read up to its "Ctrl-C" line; after that both pipes are drained
+    in threads, so the process never blocks writing to a full pipe the test no longer reads."""
     process = subprocess.Popen(
         [sys.executable, "-m", "cli.main", "play", "--port", "0", "--db", str(tmp_path / "play.db"), *args],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=Path(__file__).parents[2],
-        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(Path(__file__).parents[2])},
+        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(Path(__file__).parents[2]), "PYTHONFAULTHANDLER": "1"},
+        preexec_fn=_as_from_a_terminal,
     )
-    lines: list[str] = []
+    play = Play(process, [])
     deadline = time.monotonic() + 60
-    assert process.stdout is not None
+    assert process.stdout is not None and process.stderr is not None
     while time.monotonic() < deadline:
         line = process.stdout.readline()
         if not line:
             break
-        lines.append(line)
+        play.lines.append(line)
         if "Ctrl-C" in line:
-            return process, lines
+            threading.Thread(target=play.lines.extend, args=(process.stdout,), daemon=True).start()
+            threading.Thread(target=play.errors.extend, args=(process.stderr,), daemon=True).start()
+            return play
     process.kill()
-    errors = process.stderr.read() if process.stderr else ""
-    raise AssertionError(f"xuezhan play did not start: {''.join(lines)} {errors}")
+    raise AssertionError(f"xuezhan play did not start: {''.join(play.lines)} {process.stderr.read()}")
 
 
-def stop(process: subprocess.Popen[str]) -> int:
-    process.send_signal(signal.SIGINT)
+def stop(play: Play, how: signal.Signals = signal.SIGINT) -> int:
+    """Ctrl-C, as a person stops it (or ``how``). If it has not ended in 30 s, SIGABRT makes the
+    process's fault handler print every thread's stack, and the failure shows where it hung."""
+    play.process.send_signal(how)
     try:
-        return process.wait(30)
+        return play.process.wait(30)
+    except subprocess.TimeoutExpired:
+        play.process.send_signal(signal.SIGABRT)
+        play.process.wait(10)
+        time.sleep(0.5)  # the drain thread reads the dump
+        raise AssertionError(f"xuezhan play did not stop on {how.name}:\n" + "".join(play.errors)[-6000:]) from None
     finally:
-        if process.poll() is None:
-            process.kill()
+        if play.process.poll() is None:
+            play.process.kill()
 
 
 async def test_play_prints_an_address_that_serves_a_table_to_play(tmp_path: Path) -> None:
-    process, lines = start_play(tmp_path)
+    play = start_play(tmp_path)
     try:
-        links = LINK.findall("".join(lines))
+        links = LINK.findall("".join(play.lines))
         assert len(links) == 1
         base, token = links[0].split("?seat=")
         async with aiohttp.ClientSession() as session:
@@ -62,16 +90,23 @@ async def test_play_prints_an_address_that_serves_a_table_to_play(tmp_path: Path
         assert frame["names"][0] == "你" and frame["computer"] == [False, True, True, True]
         assert frame["actions"], "the person has a decision to make (the swap)"
     finally:
-        assert stop(process) == 0
+        assert stop(play) == 0
 
 
 async def test_play_with_seats_prints_one_signed_link_per_person(tmp_path: Path) -> None:
-    process, lines = start_play(tmp_path, "--seats", "3")
+    play = start_play(tmp_path, "--seats", "3")
     try:
-        links = LINK.findall("".join(lines))
+        links = LINK.findall("".join(play.lines))
         assert len(links) == 3 and len(set(links)) == 3
     finally:
-        assert stop(process) == 0
+        assert stop(play) == 0
+
+
+def test_play_stops_cleanly_when_a_service_manager_stops_it(tmp_path: Path) -> None:
+    """SIGTERM (systemd, docker stop) closes the ledger and ends with 0, as Ctrl-C does."""
+    play = start_play(tmp_path)
+    assert stop(play, signal.SIGTERM) == 0
+    assert not any("Traceback" in line for line in play.errors), "".join(play.errors)
 
 
 def test_play_refuses_a_bad_number_of_seats(tmp_path: Path) -> None:
