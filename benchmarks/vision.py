@@ -4,6 +4,7 @@
     python benchmarks/vision.py --set cmd-test     # only ../shared/vision/cmd/test (evaluation only)
     python benchmarks/vision.py --set unseen       # only the unseen-designs validation set
     python benchmarks/vision.py --set fresh        # only the fresh-designs check (eighth session)
+    python benchmarks/vision.py --set wins         # only winning hands of the unseen designs
     python benchmarks/vision.py --data DIR         # any YOLO folder with ../classes.json
 
 Photo sets:
@@ -17,6 +18,10 @@ Photo sets:
 - **fresh designs** (only with ``--set fresh``): 90 scenes made the same way from the procedural
   designs ``FRESH_DESIGNS`` (seeds 5000-5008), also never trained on; a second check of new designs
   so that models are not chosen on the unseen set alone.
+- **unseen designs, winning hands**: 120 scenes of the unseen designs (seed ``WINS_SEED``), each a
+  winning hand photographed to be scored (14 tiles, 15-16 with kongs, sorted, the winning tile
+  last). Scored twice: as read, and with the reading that wins (``vision.win_reading``) that the
+  photo-scoring flow proposes when the hand as read is no win.
 
 For each set:
 - per-tile precision and recall: a recognised suited tile is right when its box overlaps a
@@ -56,6 +61,7 @@ from vision import VisionError, recognize  # noqa: E402
 from vision.classes import NOT_SUITED, class_of_notation  # noqa: E402
 from vision.detector import iou_matrix  # noqa: E402
 from vision.layout import reading_order, turn_boxes, upright_turns  # noqa: E402
+from vision.win_reading import winning_reading  # noqa: E402
 
 CMD_TEST = ROOT.parent / "shared" / "vision" / "cmd" / "test"
 MIN_IOU = 0.5
@@ -84,6 +90,8 @@ class Tally:
     seconds: list[float] = field(default_factory=list)
     confusion: np.ndarray = field(default_factory=lambda: np.zeros((5, 5), dtype=int))
     confidence: list[tuple[float, bool]] = field(default_factory=list)
+    changed_hands: int = 0  # readings the reading that wins changed (win sets only)
+    changed_right: int = 0  # ... and that are then the whole hand exactly
 
     def summary(self) -> dict:
         sure = [right for c, right in self.confidence if c >= 0.9]
@@ -100,6 +108,8 @@ class Tally:
             "no_tiles": self.no_tiles,
             "seconds_mean": float(np.mean(self.seconds)) if self.seconds else math.nan,
             "seconds_max": float(np.max(self.seconds)) if self.seconds else math.nan,
+            "changed_hands": self.changed_hands,
+            "changed_right": self.changed_right,
         }
 
     def report(self, name: str) -> str:
@@ -115,6 +125,10 @@ class Tally:
             + "; ".join(self._bin(lo, hi) for lo, hi in itertools.pairwise(BINS)),
             "confusion (rows: labelled; columns: recognised m p s | missed):",
         ]
+        if self.changed_hands:
+            lines.insert(1, f"the reading that wins changed {self.changed_hands} hands: {self.changed_right} of them "
+                            f"are then exact, {self.changed_hands - self.changed_right} not (their changed tiles "
+                            "count at confidence 0)")
         rows = [*SUITS, "extra"]
         for r, row_name in enumerate(rows):
             cells = self.confusion[r]
@@ -174,13 +188,13 @@ def yolo_samples(folder: Path) -> Iterator[tuple[Sample, bool]]:
         yield Sample(image_path.stem, image_path.read_bytes(), boxes, classes, expected), is_hand_row(boxes)
 
 
-def unseen_samples(fresh: bool = False) -> Iterator[Sample]:
-    """The unseen-designs set (or with ``fresh`` the fresh-designs check), rendered in memory from
-    its fixed seed (never written to disk)."""
+def unseen_samples(which: str = "unseen") -> Iterator[Sample]:
+    """The unseen-designs set (``fresh``: the fresh-designs check; ``wins``: winning hands of the
+    unseen designs), rendered in memory from its fixed seed (never written to disk)."""
     from PIL import Image
-    from vision_scenes import fresh_photos, unseen_photos
+    from vision_scenes import fresh_photos, unseen_photos, winning_photos
 
-    for photo in fresh_photos() if fresh else unseen_photos():
+    for photo in {"unseen": unseen_photos, "fresh": fresh_photos, "wins": winning_photos}[which]():
         buffer = io.BytesIO()
         Image.fromarray(photo.image).save(buffer, "JPEG", quality=92)
         suited = photo.classes != NOT_SUITED
@@ -191,18 +205,41 @@ def unseen_samples(fresh: bool = False) -> Iterator[Sample]:
         yield Sample(photo.name, buffer.getvalue(), photo.boxes, photo.classes, expected)
 
 
-def score(sample: Sample, tallies: list[Tally], verbose: bool) -> None:
+def score(sample: Sample, tallies: list[Tally], verbose: bool, win_tallies: list[Tally] | None = None) -> None:
+    """Recognise one photo and add it to ``tallies``; with ``win_tallies``, also add the reading
+    that wins (``vision.win_reading``) to those, as the photo-scoring flow proposes it."""
     start = time.perf_counter()
     try:
         result = recognize(sample.data)
         pred_boxes = np.asarray([t.box for t in result.tiles], dtype=np.float32).reshape(-1, 4)
         pred_classes = np.asarray(result.tile_list, dtype=np.int64)
         confidences = np.asarray(result.confidences, dtype=np.float64)
-        no_tiles = False
     except VisionError:
+        result = None
         pred_boxes, pred_classes, confidences = np.zeros((0, 4), np.float32), np.zeros(0, np.int64), np.zeros(0)
-        no_tiles = True
     seconds = time.perf_counter() - start
+    exact = add_reading(sample, tallies, pred_boxes, pred_classes, confidences, seconds, result is None)
+    mark = "=" if exact else "x"
+    if win_tallies is not None:
+        found = winning_reading(result.tiles) if result is not None else None
+        if found is not None:
+            pred_classes = np.asarray(found.tiles, dtype=np.int64)
+            confidences = confidences.copy()
+            confidences[list(found.changed)] = 0.0  # the player is asked to check them
+            for tally in win_tallies:
+                tally.changed_hands += 1
+        exact_after = add_reading(sample, win_tallies, pred_boxes, pred_classes, confidences, seconds, result is None)
+        if found is not None:
+            for tally in win_tallies:
+                tally.changed_right += exact_after
+            mark += "=" if exact_after else "x"
+    if verbose:
+        print(f"{mark} {sample.name[:40]}")
+
+
+def add_reading(sample: Sample, tallies: list[Tally], pred_boxes: np.ndarray, pred_classes: np.ndarray,
+                confidences: np.ndarray, seconds: float, no_tiles: bool) -> bool:
+    """Count one reading of a photo in ``tallies``; whether it is the whole hand exactly."""
     suited = sample.classes != NOT_SUITED
     same = pred_classes[:, None] == sample.classes[suited][None, :]
     right_pairs = pairs(pred_boxes, sample.boxes[suited], same)
@@ -232,14 +269,12 @@ def score(sample: Sample, tallies: list[Tally], verbose: bool) -> None:
         tally.seconds.append(seconds)
         tally.confusion += confusion
         tally.confidence.extend((float(c), i in right_preds) for i, c in enumerate(confidences))
-    if verbose:
-        mark = "=" if exact else "x"
-        print(f"{mark} {len(right_pairs):2d}/{suited.sum():2d} pred {len(pred_boxes):2d} {sample.name[:40]}")
+    return exact
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--set", choices=["all", "cmd-test", "unseen", "fresh"], default="all")
+    parser.add_argument("--set", choices=["all", "cmd-test", "unseen", "fresh", "wins"], default="all")
     parser.add_argument("--data", type=Path, default=None, help="a YOLO folder to use instead of CMD test")
     parser.add_argument("--models", type=Path, default=None, help="a folder of candidate ONNX models")
     parser.add_argument("--threshold", type=float, default=None, help="detector peak threshold to try")
@@ -274,9 +309,15 @@ def main() -> int:
         results["unseen designs"] = unseen
     if args.set == "fresh":
         fresh = Tally()
-        for sample in unseen_samples(fresh=True):
+        for sample in unseen_samples("fresh"):
             score(sample, [fresh], args.verbose)
         results["fresh designs"] = fresh
+    if args.set in ("all", "wins"):
+        read, settled = Tally(), Tally()
+        for sample in unseen_samples("wins"):
+            score(sample, [read], args.verbose, [settled])
+        results["unseen designs, winning hands, as read"] = read
+        results["unseen designs, winning hands, with the reading that wins"] = settled
     for name, tally in results.items():
         print(tally.report(name))
         print()

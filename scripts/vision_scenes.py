@@ -34,6 +34,8 @@ UNSEEN_SEED = 20261202
 UNSEEN_COUNT = 120
 FRESH_SEED = 20261203
 FRESH_COUNT = 90
+WINS_SEED = 20261204
+WINS_COUNT = 120
 WORLD_TILE = 64  # tile width on the flat table, in table pixels
 
 
@@ -133,12 +135,18 @@ def hand_faces(rng: random.Random, count: int, other_share: float) -> list[int |
     return faces
 
 
-def lay_out(rng: random.Random, table: Table, kind: str, other_share: float) -> None:
-    """Put a hand (and maybe melds and discards) near the middle of the table."""
+def lay_out(rng: random.Random, table: Table, kind: str, other_share: float,
+            faces: list[int | str] | None = None) -> None:
+    """Put a hand (and maybe melds and discards) near the middle of the table; ``faces``: that
+    hand, in that order, instead of a random one."""
     w = WORLD_TILE
     width, height = table.image.size
     x0, y0 = width * 0.25, height * 0.45
-    count = rng.choice([13, 14, 14, 13, 11, 12, 15, 16, 17, 18])
+    count = len(faces) if faces is not None else rng.choice([13, 14, 14, 13, 11, 12, 15, 16, 17, 18])
+    def deal(n: int) -> list[int | str]:
+        if faces is None:
+            return hand_faces(rng, n, other_share)
+        return [faces.pop(0) for _ in range(min(n, len(faces)))]
     if kind in ("row", "discards"):
         gaps = {}
         if rng.random() < 0.35:  # melds set apart from the concealed hand at the end of the row
@@ -147,19 +155,19 @@ def lay_out(rng: random.Random, table: Table, kind: str, other_share: float) -> 
                     gaps[end - 1] = rng.uniform(0.2, 1.2) * w
         if rng.random() < 0.3:
             gaps[count - 2] = rng.uniform(0.2, 1.0) * w  # the winning tile a little apart
-        table.row(hand_faces(rng, count, other_share), x0, y0, w, gaps)
+        table.row(deal(count), x0, y0, w, gaps)
     else:  # two rows: melds (or a second half of the hand) above the concealed tiles
         top = rng.choice([3, 4, 6, 7, 8])
         art = sprite(table.design, 0)
         tile_h = w * art.height / art.width
         table.row(
-            hand_faces(rng, top, other_share),
+            deal(top),
             x0 + rng.uniform(0, 3) * w,
             y0 - tile_h * rng.uniform(1.05, 1.5),
             w,
             {2: rng.uniform(0, 0.5) * w} if top > 4 else {},
         )
-        table.row(hand_faces(rng, max(count - top, 5), other_share), x0, y0, w, {})
+        table.row(deal(max(count - top, 5)), x0, y0, w, {})
     if kind == "discards":  # loose tiles about the table at any angle
         for _ in range(rng.randrange(4, 20)):
             x, y = rng.uniform(0.05, 0.9) * width, rng.uniform(0.05, 0.3) * height
@@ -246,12 +254,14 @@ def scene_photo(
     kind: str | None = None,
     other_share: float = 0.12,
     max_side: int | None = None,
+    faces: list[int | str] | None = None,
 ) -> Photo:
-    """One photo of a hand of ``design`` with boxes, classes and ups of every tile."""
+    """One photo of a hand of ``design`` (``faces``, or a random one) with boxes, classes and ups
+    of every tile."""
     kind = kind or rng.choice(["row", "row", "row", "two_rows", "discards"])
     world = table_texture(rng, 1800, 1400)
     table = Table(world, design, rng)
-    lay_out(rng, table, kind, other_share)
+    lay_out(rng, table, kind, other_share, None if faces is None else list(faces))
     turn_choice = rng.random()
     if turn_choice < 0.6:
         turn = rng.uniform(-0.35, 0.35)
@@ -392,6 +402,50 @@ def fresh_photos(count: int = FRESH_COUNT) -> list[Photo]:
     from vision_designs import fresh_designs
 
     return _hands(fresh_designs(), FRESH_SEED, "fresh", count)
+
+
+def winning_photos(count: int = WINS_COUNT) -> list[Photo]:
+    """Winning hands of the unseen designs (seed ``WINS_SEED``), as a player photographs a hand
+    to score it: 14 tiles (15-16 with kongs), sorted, the winning tile last, nothing else in the
+    picture. For ``vision.win_reading``; like the unseen set, training never calls it."""
+    from vision_designs import unseen_designs
+
+    designs = unseen_designs()
+    rng = random.Random(WINS_SEED)
+    return [
+        scene_photo(rng, designs[i % len(designs)], f"win_{i:03d}", rng.choice(["row", "row", "two_rows"]),
+                    other_share=0.0, faces=winning_faces(rng))
+        for i in range(count)
+    ]
+
+
+def winning_faces(rng: random.Random) -> list[int | str]:
+    """A random winning hand in two suits: four sets (pungs, runs, now and then a kong) and a
+    pair, or now and then seven pairs; sorted by suit and rank with the winning tile last."""
+    suits = rng.sample(range(3), 2)
+    while True:
+        tiles: list[int] = []
+        if rng.random() < 0.12:
+            for _ in range(7):
+                tile = rng.choice(suits) * 9 + rng.randrange(9)
+                tiles += [tile, tile]
+        else:
+            for _ in range(4):
+                base = rng.choice(suits) * 9
+                shape = rng.random()
+                if shape < 0.08:
+                    tiles += [base + rng.randrange(9)] * 4
+                elif shape < 0.4:
+                    tiles += [base + rng.randrange(9)] * 3
+                else:
+                    start = base + rng.randrange(7)
+                    tiles += [start, start + 1, start + 2]
+            pair = rng.choice(suits) * 9 + rng.randrange(9)
+            tiles += [pair, pair]
+        if max(tiles.count(t) for t in tiles) <= 4:
+            break
+    last = tiles.pop(rng.randrange(len(tiles)))
+    return [*sorted(tiles), last]
 
 
 def _hands(designs: list, seed: int, name: str, count: int) -> list[Photo]:

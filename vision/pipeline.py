@@ -24,6 +24,7 @@ from vision.layout import hand_members, one_box_per_tile, reading_order, turn_bo
 
 MODELS = Path(__file__).resolve().parent / "models"
 LOW_CONFIDENCE = 0.8
+ALTERNATIVES = 3  # other suited tiles kept per tile, for the reading that wins
 # A photo of something else (a cat, a page, a receipt) may show a few blobs the classifier half
 # takes for tiles; a hand photo shows tiles, most of them read surely. Suited tiles that are every
 # one of them below LOW_CONFIDENCE are taken for no tiles at all.
@@ -37,6 +38,8 @@ class RecognizedTile:
     confidence: float
     box: tuple[float, float, float, float]  # x0, y0, x1, y1 in the photo's pixels (after EXIF turn)
     row: int
+    # The next suited tiles the classifier saw in it, most probable first (``vision.win_reading``).
+    alternatives: tuple[tuple[Tile, float], ...] = ()
 
     @property
     def name(self) -> str:
@@ -158,10 +161,17 @@ def _read(classifier, image: np.ndarray, found: Detections) -> _Reading:
             confidence=float(probabilities[suited[i], classes[suited[i]]]),
             box=tuple(float(v) for v in boxes[i] / widen),
             row=row,
+            alternatives=_alternatives(probabilities[suited[i]], int(classes[suited[i]])),
         )
         for i, row in reading_order(turn_boxes(boxes, turns, work.shape[1], work.shape[0]))
     )
     return _Reading(tiles, ignored=len(found.boxes) - len(suited), turns=turns)
+
+
+def _alternatives(probabilities: np.ndarray, chosen: int) -> tuple[tuple[Tile, float], ...]:
+    """The ``ALTERNATIVES`` most probable suited tiles after ``chosen``, with their probabilities."""
+    order = np.argsort(probabilities[:NOT_SUITED])[::-1]
+    return tuple((int(t), float(probabilities[t])) for t in order if t != chosen)[:ALTERNATIVES]
 
 
 def tile_top(box: np.ndarray, upright: float) -> np.ndarray:

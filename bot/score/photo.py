@@ -37,6 +37,7 @@ from vision.errors import MAX_BYTES, VisionError
 
 if TYPE_CHECKING:
     from vision import Recognition
+    from vision.win_reading import WinReading
 
 log = logging.getLogger(__name__)
 
@@ -137,7 +138,7 @@ async def on_photo(update: Update, context: Context) -> None:
         return
     try:
         async with gate(context).turn(user.id):
-            result = await _recognise(context, source.file_id)
+            result, found = await _recognise(context, source.file_id)
     except VisionError as error:
         await message.reply_text(texts.t(VISION_ERRORS.get(error.code, VISION_ERRORS["not_an_image"])))
         return
@@ -149,22 +150,48 @@ async def on_photo(update: Update, context: Context) -> None:
         await message.reply_text(texts.t("I found {n} tiles, but a hand has at most 18. Photograph only the "
                                          "hand's tiles.", n=len(result.tiles)))
         return
-    fixing = Fixing(user.id, [Entry(t.tile, t.low_confidence, t.confidence) for t in result.tiles])
+    fixing = fixing_from_photo(user.id, result, found, texts)
     photo, caption, keyboard = await asyncio.to_thread(_fix_view, fixing, texts, None)
     sent = await message.reply_photo(photo, caption=caption[:CAPTION_LIMIT], reply_markup=keyboard)
     fixes(context).put((sent.chat_id, sent.message_id), fixing)
 
 
-async def _recognise(context: Context, file_id: str) -> Recognition:
-    """Download the photo into memory and recognise it in a worker thread.
+async def _recognise(context: Context, file_id: str) -> tuple[Recognition, WinReading | None]:
+    """Download the photo into memory, recognise it in a worker thread, and find the reading that
+    wins when the hand as read does not (``vision.win_reading``).
 
     The bytes live only in this call: nothing is written to disk or kept once it returns.
     """
-    from vision import recognize  # the recogniser (numpy, onnxruntime): imported at the first photo
-
     found = await context.bot.get_file(file_id)
     data = bytes(await found.download_as_bytearray())
-    return await asyncio.to_thread(recognize, data)
+    return await asyncio.to_thread(_read_hand, data)
+
+
+def _read_hand(data: bytes) -> tuple[Recognition, WinReading | None]:
+    # The recogniser (numpy, onnxruntime) is imported at the first photo.
+    from vision import recognize
+    from vision.win_reading import winning_reading
+
+    result = recognize(data)
+    return result, winning_reading(result.tiles)
+
+
+def fixing_from_photo(owner: int, result: Recognition, found: WinReading | None, texts: Translator) -> Fixing:
+    """The correction to start from. With a reading that wins, its changed tiles are marked
+    unsure at their alternatives' probabilities, so they are among the first the player is asked
+    to check, and a notice says what was changed."""
+    entries = [Entry(t.tile, t.low_confidence, t.confidence) for t in result.tiles]
+    changes = []
+    if found is not None:
+        for i in found.changed:
+            tile = found.tiles[i]
+            changes.append(f"{tile_label(entries[i].tile, texts)} → {tile_label(tile, texts)}")
+            entries[i] = Entry(tile, True, dict(result.tiles[i].alternatives)[tile])
+    fixing = Fixing(owner, entries)
+    if changes:
+        fixing.notice = texts.t("Read as it is, this hand does not win. The closest reading that wins changes "
+                                "{changes}: check the tiles marked ?.", changes=", ".join(changes))
+    return fixing
 
 
 # --- the correction message --------------------------------------------------------------------
