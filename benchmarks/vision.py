@@ -218,8 +218,9 @@ def score(sample: Sample, tallies: list[Tally], verbose: bool, win_tallies: list
         result = None
         pred_boxes, pred_classes, confidences = np.zeros((0, 4), np.float32), np.zeros(0, np.int64), np.zeros(0)
     seconds = time.perf_counter() - start
-    exact = add_reading(sample, tallies, pred_boxes, pred_classes, confidences, seconds, result is None)
+    exact, right = add_reading(sample, tallies, pred_boxes, pred_classes, confidences, seconds, result is None)
     mark = "=" if exact else "x"
+    counts = f"{right:2d}/{int((sample.classes != NOT_SUITED).sum()):2d} pred {len(pred_boxes):2d}"
     if win_tallies is not None:
         found = winning_reading(result.tiles) if result is not None else None
         if found is not None:
@@ -228,18 +229,20 @@ def score(sample: Sample, tallies: list[Tally], verbose: bool, win_tallies: list
             confidences[list(found.changed)] = 0.0  # the player is asked to check them
             for tally in win_tallies:
                 tally.changed_hands += 1
-        exact_after = add_reading(sample, win_tallies, pred_boxes, pred_classes, confidences, seconds, result is None)
+        exact_after, _ = add_reading(sample, win_tallies, pred_boxes, pred_classes, confidences, seconds,
+                                     result is None)
         if found is not None:
             for tally in win_tallies:
                 tally.changed_right += exact_after
             mark += "=" if exact_after else "x"
     if verbose:
-        print(f"{mark} {sample.name[:40]}")
+        print(f"{mark} {counts} {sample.name[:40]}")
 
 
 def add_reading(sample: Sample, tallies: list[Tally], pred_boxes: np.ndarray, pred_classes: np.ndarray,
-                confidences: np.ndarray, seconds: float, no_tiles: bool) -> bool:
-    """Count one reading of a photo in ``tallies``; whether it is the whole hand exactly."""
+                confidences: np.ndarray, seconds: float, no_tiles: bool) -> tuple[bool, int]:
+    """Count one reading of a photo in ``tallies``; whether it is the whole hand exactly, and how
+    many of its tiles are right."""
     suited = sample.classes != NOT_SUITED
     same = pred_classes[:, None] == sample.classes[suited][None, :]
     right_pairs = pairs(pred_boxes, sample.boxes[suited], same)
@@ -269,7 +272,7 @@ def add_reading(sample: Sample, tallies: list[Tally], pred_boxes: np.ndarray, pr
         tally.seconds.append(seconds)
         tally.confusion += confusion
         tally.confidence.extend((float(c), i in right_preds) for i, c in enumerate(confidences))
-    return exact
+    return exact, len(right_pairs)
 
 
 def main() -> int:

@@ -50,8 +50,12 @@ class Detections:
 
 def stretch(image: np.ndarray, widen: float) -> np.ndarray:
     """The photo widened ``widen`` times (narrowed if below 1), its height kept."""
-    new_w = max(1, round(image.shape[1] * widen))
+    new_w = _widened(image.shape[1], widen)
     return np.asarray(Image.fromarray(image).resize((new_w, image.shape[0]), Image.BILINEAR, reducing_gap=3.0))
+
+
+def _widened(width: int, widen: float) -> int:
+    return max(1, round(width * widen))
 
 
 @dataclass(frozen=True)
@@ -63,12 +67,16 @@ class Letterbox:
     dy: int
 
 
-def letterbox(image: np.ndarray, size: int, fit: float = 1.0) -> tuple[np.ndarray, Letterbox]:
+def letterbox(image: np.ndarray, size: int, fit: float = 1.0, widen: float = 1.0) -> tuple[np.ndarray, Letterbox]:
     """The network input for an H x W x 3 uint8 photo, its longer side ``fit`` x ``size``, centred.
 
-    Returns 1 x 3 x size x size float32 in [0, 1] and how to map input pixels back to the photo.
+    With ``widen`` the photo is first taken as widened that many times (``stretch``), in the same
+    single resize: a squashed photo's looks at 2-11 times its width would otherwise make a picture
+    of up to 11 times the pixels, only to shrink it again.
+    Returns 1 x 3 x size x size float32 in [0, 1] and how to map input pixels back to the photo
+    (widened).
     """
-    height, width = image.shape[:2]
+    height, width = image.shape[0], _widened(image.shape[1], widen)
     scale = fit * size / max(height, width)
     new_w, new_h = max(1, round(width * scale)), max(1, round(height * scale))
     resized = Image.fromarray(image).resize((new_w, new_h), Image.BILINEAR, reducing_gap=3.0)
@@ -132,13 +140,14 @@ def _input_size(session) -> int | None:
     return side if isinstance(side, int) else None
 
 
-def _look(session, image: np.ndarray, size: int, fit: float, threshold: float | None) -> Detections:
-    """One pass at one scale; boxes in the photo's pixels."""
-    pixels, place = letterbox(image, size, fit)
+def _look(session, image: np.ndarray, size: int, fit: float, threshold: float | None,
+          widen: float = 1.0) -> Detections:
+    """One pass at one scale; boxes in the photo's pixels (of the photo widened ``widen`` times)."""
+    pixels, place = letterbox(image, size, fit, widen)
     output = session.run(None, {session.get_inputs()[0].name: pixels})[0][0]
     boxes, scores = decode(output, threshold)
     boxes = (boxes - np.asarray([place.dx, place.dy] * 2, dtype=np.float32)) / place.scale
-    height, width = image.shape[:2]
+    height, width = image.shape[0], _widened(image.shape[1], widen)
     boxes[:, [0, 2]] = np.clip(boxes[:, [0, 2]], 0, width)
     boxes[:, [1, 3]] = np.clip(boxes[:, [1, 3]], 0, height)
     return Detections(boxes, scores)
@@ -187,9 +196,8 @@ def _aspect(boxes: np.ndarray) -> float:
 
 def _stretched_look(session, image: np.ndarray, widen: float, threshold: float | None) -> Detections:
     """A look at the photo widened ``widen`` times (narrowed if below 1); boxes in the photo's pixels."""
-    stretched = stretch(image, widen)
-    found = _look(session, stretched, 2 * INPUT_SIZE, 1.0, threshold)
-    widen = stretched.shape[1] / image.shape[1]
+    found = _look(session, image, 2 * INPUT_SIZE, 1.0, threshold, widen)
+    widen = _widened(image.shape[1], widen) / image.shape[1]
     return Detections(found.boxes / np.asarray([widen, 1.0] * 2, dtype=np.float32), found.scores, widen)
 
 
