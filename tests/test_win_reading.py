@@ -113,7 +113,8 @@ def test_the_photo_correction_starts_from_the_reading_that_wins() -> None:
     first = fixing.entries[fixing.unsure_first()[0]]
     assert first.tile == parse_tile("5p") and first.unsure and first.confidence == 0.3
     assert _caption(fixing, translator("en")).startswith(
-        "Read as it is, this hand does not win. The closest reading that wins changes 3p → 5p: check the tiles marked ?.")
+        "Read as it is, this hand does not win. The closest reading that wins changes 3p → 5p: check the "
+        "tiles marked ?.")
     assert "不成胡" in _caption(fixing_from_photo(7, result, winning_reading(result.tiles), translator("zh")),
                                 translator("zh"))
     as_read = fixing_from_photo(7, result, None, translator("en"))
