@@ -74,6 +74,22 @@ def run_play(args: argparse.Namespace) -> int:
 
 
 async def serve(args: argparse.Namespace) -> int:
+    """Serve the table until Ctrl-C (which cancels this through ``asyncio.run``) or SIGTERM.
+
+    SIGTERM would otherwise end the process without closing the pages and the ledger. Its handler
+    is set before anything opens, so a stop at any moment, even during start-up, closes what is
+    open.
+    """
+    terminated = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    loop.add_signal_handler(signal.SIGTERM, terminated.set)
+    try:
+        return await _serve(args, terminated)
+    finally:
+        loop.remove_signal_handler(signal.SIGTERM)
+
+
+async def _serve(args: argparse.Namespace, terminated: asyncio.Event) -> int:
     from bot.table.runner import Limits
     from engine.rules import RuleSet
     from storage import StorageError, open_storage
@@ -106,20 +122,9 @@ async def serve(args: argparse.Namespace) -> int:
             print()
         print(f"To watch without a seat: {local.watch_link(base, table)}")
         print("Ctrl-C stops the table.", flush=True)
-        await _until_terminated()
+        await terminated.wait()
     finally:
         await local.close()
         await storage.close()
     return 0
 
-
-async def _until_terminated() -> None:
-    """Until SIGTERM, which would otherwise end the process without closing the ledger;
-    Ctrl-C cancels this wait through ``asyncio.run``."""
-    stopped = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    loop.add_signal_handler(signal.SIGTERM, stopped.set)
-    try:
-        await stopped.wait()
-    finally:
-        loop.remove_signal_handler(signal.SIGTERM)

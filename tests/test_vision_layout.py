@@ -143,3 +143,19 @@ def test_a_row_whose_tiles_lean_the_same_way_unsurely_is_still_turned() -> None:
 def test_a_minority_pointing_one_way_does_not_turn_the_picture() -> None:
     tops = np.vstack([np.tile([1.0, 0.0], (4, 1)), np.tile([0.0, 0.05], (4, 1)), np.tile([0.0, -0.05], (4, 1))])
     assert upright_turns(tops) == 0
+
+
+def test_two_touching_rows_at_a_steep_angle_read_row_by_row() -> None:
+    """Two rows seen from a low angle at 60 degrees: the camera squeezes the rows together, so
+    every tile's nearest neighbour is beside it in the other row (28 px across against 31.5 px along). The
+    rows still run the way the tiles lie as a whole."""
+    angle = np.radians(60.0)
+    across = np.array([-np.sin(angle), np.cos(angle)])  # from the first row towards the second
+    first = tilted_row_as_detected(8, 60.0, origin=(200.0, 100.0), size=(30.0, 26.0))
+    second = tilted_row_as_detected(7, 60.0, origin=tuple(np.array([200.0, 100.0]) + 28 * across),
+                                    size=(30.0, 26.0))
+    boxes = np.vstack([first, second])
+    assert reading_order(boxes) == [(i, 0) for i in range(8)] + [(8 + i, 1) for i in range(7)]
+    members = hand_members(boxes)
+    assert members.all()
+    assert one_box_per_tile(boxes, members).all()

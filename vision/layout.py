@@ -19,18 +19,36 @@ from dataclasses import dataclass
 import numpy as np
 
 ROW_GAP = 0.5  # a new row starts when centres jump by this fraction of a tile's short side
+ELONGATED = 3.0  # tiles lying along one line: spread along it this many times the spread across
+OFF_AXIS = np.radians(30)  # neighbours this far off that line have been pulled across two rows
 
 
 def row_angle(centres: np.ndarray) -> float:
-    """The direction of the rows in radians, in (-pi/2, pi/2], from nearest-neighbour vectors."""
+    """The direction of the rows in radians, in (-pi/2, pi/2], from nearest-neighbour vectors.
+
+    Two rows touching along their length at a steep angle give many tiles a nearest neighbour in
+    the other row, which pulls the average off the rows. When the tiles as a whole lie along a
+    line (their spread along it at least ``ELONGATED`` times the spread across) and the
+    neighbours' direction is more than ``OFF_AXIS`` from that line, the line is the rows'
+    direction.
+    """
     if len(centres) < 2:
         return 0.0
     distances = np.linalg.norm(centres[:, None] - centres[None, :], axis=2)
     np.fill_diagonal(distances, np.inf)
     vectors = centres[distances.argmin(axis=1)] - centres
     doubled = 2 * np.arctan2(vectors[:, 1], vectors[:, 0])
-    angle = np.arctan2(np.sin(doubled).sum(), np.cos(doubled).sum()) / 2
-    return float(angle + np.pi if angle <= -np.pi / 2 else angle)
+    angle = float(np.arctan2(np.sin(doubled).sum(), np.cos(doubled).sum()) / 2)
+    if len(centres) >= 6:
+        spread, axes = np.linalg.eigh(np.cov(centres.T))
+        if spread[1] >= ELONGATED**2 * max(spread[0], 1e-9):
+            axis = float(np.arctan2(axes[1, 1], axes[0, 1]))
+            if abs(np.angle(np.exp(2j * (axis - angle)))) / 2 > OFF_AXIS:
+                angle = axis
+    angle = float(np.arctan2(np.sin(angle), np.cos(angle)))  # into (-pi, pi]
+    if angle > np.pi / 2:
+        angle -= np.pi
+    return angle + np.pi if angle <= -np.pi / 2 else angle
 
 
 def upright_turns(ups: np.ndarray, min_agreement: float = 0.3) -> int:
