@@ -5,8 +5,8 @@ most two suits (RULES.md §4). On tile designs the classifier has never seen, a 
 often read with one or two tiles wrong, and then it is no win at all. The classifier's second
 and third choices for those tiles usually hold the right one, so among the readings that change
 at most ``MAX_CHANGES`` tiles to one of their alternatives, the most probable one that wins is
-the hand on the table more often than not (11 of 18 proposals on the unseen designs' winning
-hands, one of them in another order; the other 7 hands had more than two tiles wrong, a tile
+the hand on the table more often than not (12 of 19 proposals on the unseen designs' winning
+hands, two of them in another order; the other 7 hands had more than two tiles wrong, a tile
 missed, or a row read backwards, and were wrong as read too). So the bot proposes it with the
 changed tiles marked for the player to check; it never decides alone.
 
