@@ -95,7 +95,7 @@ def winning_reading(tiles: Sequence[ReadTile], max_changes: int = MAX_CHANGES) -
     if wins(read):
         return None
     changes = sorted(
-        (math.log(max(t.confidence, 1e-9) / p), i, alt)
+        (max(0.0, math.log(max(t.confidence, 1e-9) / p)), i, alt)  # the walk needs costs >= 0
         for i, t in enumerate(tiles)
         for alt, p in t.alternatives
         if p >= MIN_ALTERNATIVE
