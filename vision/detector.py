@@ -28,6 +28,8 @@ SIZE_UNIT = 16.0  # the network predicts log(size / SIZE_UNIT), size in input pi
 PEAK_THRESHOLD = 0.3
 NMS_IOU = 0.45
 PAD_VALUE = 114
+NETWORK_STRIDE = 32  # the backbone's: a network input's sides are whole multiples of it
+CROP_MARGIN = 32  # padding kept around a photo given to the network at its own shape
 # Tile long sides (input pixels) each look keeps; the base look reads 12..170 px well, the look at
 # twice the size down to 8 (tiles of 4-6 px in the base look, otherwise dropped though found).
 SMALL_TILES = 18.0  # below this median, look again at twice the size
@@ -67,24 +69,33 @@ class Letterbox:
     dy: int
 
 
-def letterbox(image: np.ndarray, size: int, fit: float = 1.0, widen: float = 1.0) -> tuple[np.ndarray, Letterbox]:
+def letterbox(image: np.ndarray, size: int, fit: float = 1.0, widen: float = 1.0,
+              square: bool = True) -> tuple[np.ndarray, Letterbox]:
     """The network input for an H x W x 3 uint8 photo, its longer side ``fit`` x ``size``, centred.
 
     With ``widen`` the photo is first taken as widened that many times (``stretch``), in the same
     single resize: a squashed photo's looks at 2-11 times its width would otherwise make a picture
-    of up to 11 times the pixels, only to shrink it again.
-    Returns 1 x 3 x size x size float32 in [0, 1] and how to map input pixels back to the photo
+    of up to 11 times the pixels, only to shrink it again. Without ``square`` the input is only as
+    large as the photo with a margin of ``CROP_MARGIN`` padding, in whole network strides (for a
+    network that takes any size): a photo widened 8 times fills an eighth of a square, and the
+    network's time goes with the pixels it is given.
+    Returns 1 x 3 x H x W float32 in [0, 1] and how to map input pixels back to the photo
     (widened).
     """
     height, width = image.shape[0], _widened(image.shape[1], widen)
     scale = fit * size / max(height, width)
     new_w, new_h = max(1, round(width * scale)), max(1, round(height * scale))
     resized = Image.fromarray(image).resize((new_w, new_h), Image.BILINEAR, reducing_gap=3.0)
-    canvas = Image.new("RGB", (size, size), (PAD_VALUE,) * 3)
-    dx, dy = (size - new_w) // 2, (size - new_h) // 2
+    side_w, side_h = (size, size) if square else (_padded(new_w, size), _padded(new_h, size))
+    canvas = Image.new("RGB", (side_w, side_h), (PAD_VALUE,) * 3)
+    dx, dy = (side_w - new_w) // 2, (side_h - new_h) // 2
     canvas.paste(resized, (dx, dy))
     pixels = (np.asarray(canvas, dtype=np.float32) / 255.0).transpose(2, 0, 1)[None]
     return np.ascontiguousarray(pixels), Letterbox(scale, dx, dy)
+
+
+def _padded(side: int, size: int) -> int:
+    return min(size, -(-(side + 2 * CROP_MARGIN) // NETWORK_STRIDE) * NETWORK_STRIDE)
 
 
 def prepare(image: np.ndarray) -> np.ndarray:
@@ -141,9 +152,9 @@ def _input_size(session) -> int | None:
 
 
 def _look(session, image: np.ndarray, size: int, fit: float, threshold: float | None,
-          widen: float = 1.0) -> Detections:
+          widen: float = 1.0, square: bool = True) -> Detections:
     """One pass at one scale; boxes in the photo's pixels (of the photo widened ``widen`` times)."""
-    pixels, place = letterbox(image, size, fit, widen)
+    pixels, place = letterbox(image, size, fit, widen, square)
     output = session.run(None, {session.get_inputs()[0].name: pixels})[0][0]
     boxes, scores = decode(output, threshold)
     boxes = (boxes - np.asarray([place.dx, place.dy] * 2, dtype=np.float32)) / place.scale
@@ -196,7 +207,7 @@ def _aspect(boxes: np.ndarray) -> float:
 
 def _stretched_look(session, image: np.ndarray, widen: float, threshold: float | None) -> Detections:
     """A look at the photo widened ``widen`` times (narrowed if below 1); boxes in the photo's pixels."""
-    found = _look(session, image, 2 * INPUT_SIZE, 1.0, threshold, widen)
+    found = _look(session, image, 2 * INPUT_SIZE, 1.0, threshold, widen, square=False)
     widen = _widened(image.shape[1], widen) / image.shape[1]
     return Detections(found.boxes / np.asarray([widen, 1.0] * 2, dtype=np.float32), found.scores, widen)
 

@@ -45,9 +45,7 @@ def row_angle(centres: np.ndarray) -> float:
             axis = float(np.arctan2(axes[1, 1], axes[0, 1]))
             if abs(np.angle(np.exp(2j * (axis - angle)))) / 2 > OFF_AXIS:
                 angle = axis
-    angle = float(np.arctan2(np.sin(angle), np.cos(angle)))  # into (-pi, pi]
-    if angle > np.pi / 2:
-        angle -= np.pi
+    angle = (angle + np.pi / 2) % np.pi - np.pi / 2  # a direction, not a heading: into [-pi/2, pi/2)
     return angle + np.pi if angle <= -np.pi / 2 else angle
 
 
