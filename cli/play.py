@@ -127,4 +127,3 @@ async def _serve(args: argparse.Namespace, terminated: asyncio.Event) -> int:
         await local.close()
         await storage.close()
     return 0
-

@@ -20,6 +20,7 @@ Training-only: Pillow and numpy, never torch.
 from __future__ import annotations
 
 import io
+import itertools
 import math
 import random
 
@@ -143,10 +144,12 @@ def lay_out(rng: random.Random, table: Table, kind: str, other_share: float,
     width, height = table.image.size
     x0, y0 = width * 0.25, height * 0.45
     count = len(faces) if faces is not None else rng.choice([13, 14, 14, 13, 11, 12, 15, 16, 17, 18])
+    given = iter(faces or ())
+
     def deal(n: int) -> list[int | str]:
-        if faces is None:
-            return hand_faces(rng, n, other_share)
-        return [faces.pop(0) for _ in range(min(n, len(faces)))]
+        """The next ``n`` tiles of the given hand, or ``n`` random ones."""
+        return hand_faces(rng, n, other_share) if faces is None else list(itertools.islice(given, n))
+
     if kind in ("row", "discards"):
         gaps = {}
         if rng.random() < 0.35:  # melds set apart from the concealed hand at the end of the row
@@ -261,7 +264,7 @@ def scene_photo(
     kind = kind or rng.choice(["row", "row", "row", "two_rows", "discards"])
     world = table_texture(rng, 1800, 1400)
     table = Table(world, design, rng)
-    lay_out(rng, table, kind, other_share, None if faces is None else list(faces))
+    lay_out(rng, table, kind, other_share, faces)
     turn_choice = rng.random()
     if turn_choice < 0.6:
         turn = rng.uniform(-0.35, 0.35)
