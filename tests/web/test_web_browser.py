@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 from urllib.parse import quote
 
-from web_pages import click_decision, frame, play_until_over, wait_for_frame, waited_on
+from web_pages import click_decision, frame, play_until_over, wait_for_frame, waited_on, watch_errors
 
 from engine.rules import RuleSet
 from engine.tiles import tile_name
@@ -31,8 +31,7 @@ async def open_page(browser, url: str, width: int = 390, height: int = 844, loca
     context = await browser.new_context(viewport={"width": width, "height": height}, locale=locale,
                                         device_scale_factor=2)
     page = await context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
+    errors = watch_errors(page)
     await page.goto(url)
     return page, errors
 

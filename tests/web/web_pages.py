@@ -9,12 +9,26 @@ from __future__ import annotations
 
 import json
 import time
+import weakref
 from collections import Counter
 from typing import Any
 
+from playwright.async_api import TimeoutError as PlaywrightTimeout
+
+CLICK_MS = 10_000
+# The script errors of each page watched with ``watch_errors``: a page whose script failed draws no
+# buttons, and a click that times out says why.
+PAGE_ERRORS: weakref.WeakKeyDictionary[Any, list[str]] = weakref.WeakKeyDictionary()
 FRAME = "window.xuezhan && window.xuezhan.frame"
 CHANGED = """k => { const f = window.xuezhan.frame;
   return f && JSON.stringify([f.v, f.swap_pick, f.seq, f.over, f.hand_id]) !== k; }"""
+
+
+def watch_errors(page: Any) -> list[str]:
+    """The page's uncaught script errors, as they happen."""
+    errors = PAGE_ERRORS.setdefault(page, [])
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    return errors
 
 
 async def frame(page: Any) -> dict[str, Any] | None:
@@ -49,37 +63,53 @@ async def wait_for_frame(page: Any, timeout: float = 15_000) -> dict[str, Any]:
 
 
 async def click_decision(page: Any) -> bool:
-    """Make the seat's open decision by clicking; False when the page offers none."""
+    """Make the seat's open decision by clicking; False when the page offers none.
+
+    The frame read here can be overtaken before the click lands: a computer's win on the same
+    discard settles the claim without waiting for a pung or a pass. A click whose button is gone
+    because the frame moved on counts as done; one whose button never came is a failure."""
     f = await frame(page)
     if f is None or f["over"] or not f["actions"]:
         return False
+    key = frame_key(f)
+    try:
+        await _click_for(page, f)
+    except PlaywrightTimeout as timeout:
+        if not await page.evaluate(CHANGED, key):
+            shown = await page.locator("#actions").inner_html()
+            raise AssertionError(f"no button for {f['actions']} in phase {f['view']['phase']} (auto {f['auto']}); "
+                                 f"the bar shows {shown!r}; script errors: {PAGE_ERRORS.get(page)}") from timeout
+        return True
+    await page.wait_for_function(CHANGED, arg=key, timeout=15_000)
+    return True
+
+
+async def _click_for(page: Any, f: dict[str, Any]) -> None:
     phase, codes = f["view"]["phase"], {a["code"]: a for a in f["actions"]}
     if phase == "swap":
         if len(f["swap_pick"]) == 3:
-            await page.click('#actions button[data-code="sc"]')
+            await page.click('#actions button[data-code="sc"]', timeout=CLICK_MS)
         else:
             hand = f["view"]["hand"]
             picked_suits = {hand[i][1] for i in f["swap_pick"]}
             suit = picked_suits.pop() if picked_suits else Counter(t[1] for t in hand).most_common(1)[0][0]
             position = next(i for i, t in enumerate(hand) if t[1] == suit and i not in f["swap_pick"])
-            await page.locator("#hand button").nth(position).click()
+            await page.locator("#hand button").nth(position).click(timeout=CLICK_MS)
     elif phase == "void":
-        await page.locator("#actions button").first.click()
+        await page.locator("#actions button").first.click(timeout=CLICK_MS)
     else:
         wins = [c for c, a in codes.items() if a["type"] == "win"]
         discards = [a["tile"] for a in f["actions"] if a["type"] == "discard"]
         if wins:
-            await page.click(f'#actions button[data-code="{wins[0]}"]')
+            await page.click(f'#actions button[data-code="{wins[0]}"]', timeout=CLICK_MS)
         elif discards:
             tile = page.locator("#hand button:not([disabled])").filter(
                 has=page.locator(f'img[data-tile="{discards[0]}"]')).first
-            await tile.click()
-            await page.wait_for_selector("#hand button.selected")
-            await tile.click()
+            await tile.click(timeout=CLICK_MS)
+            await page.wait_for_selector("#hand button.selected", timeout=CLICK_MS)
+            await tile.click(timeout=CLICK_MS)
         else:
-            await page.click('#actions button[data-code="x"]')
-    await page.wait_for_function(CHANGED, arg=frame_key(f), timeout=15_000)
-    return True
+            await page.click('#actions button[data-code="x"]', timeout=CLICK_MS)
 
 
 async def play_until_over(pages: list[Any], timeout: float = 120.0, others: Any = None) -> None:
