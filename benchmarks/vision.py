@@ -5,6 +5,7 @@
     python benchmarks/vision.py --set unseen       # only the unseen-designs validation set
     python benchmarks/vision.py --set fresh        # only the fresh-designs check (eighth session)
     python benchmarks/vision.py --set wins         # only winning hands of the unseen designs
+    python benchmarks/vision.py --set riichi       # only the riichi check (tenth session)
     python benchmarks/vision.py --data DIR         # any YOLO folder with ../classes.json
 
 Photo sets:
@@ -18,6 +19,9 @@ Photo sets:
 - **fresh designs** (only with ``--set fresh``): 90 scenes made the same way from the procedural
   designs ``FRESH_DESIGNS`` (seeds 5000-5008), also never trained on; a second check of new designs
   so that models are not chosen on the unseen set alone.
+- **riichi check** (only with ``--set riichi``): 60 hands of FluffyStuff Black, never trained on,
+  composed as real riichi sets are (the art at its own size on the tile, sides and backs of
+  several kinds, red fives in half of them; ``vision_designs.riichi_look``, seed ``RIICHI_SEED``).
 - **unseen designs, winning hands**: 120 scenes of the unseen designs (seed ``WINS_SEED``), each a
   winning hand photographed to be scored (14 tiles, 15-16 with kongs, sorted, the winning tile
   last). Scored twice: as read, and with the reading that wins (``vision.win_reading``) that the
@@ -190,11 +194,12 @@ def yolo_samples(folder: Path) -> Iterator[tuple[Sample, bool]]:
 
 def unseen_samples(which: str = "unseen") -> Iterator[Sample]:
     """The unseen-designs set (``fresh``: the fresh-designs check; ``wins``: winning hands of the
-    unseen designs), rendered in memory from its fixed seed (never written to disk)."""
+    unseen designs; ``riichi``: the riichi check), rendered in memory from its fixed seed (never written to disk)."""
     from PIL import Image
-    from vision_scenes import fresh_photos, unseen_photos, winning_photos
+    from vision_scenes import fresh_photos, riichi_photos, unseen_photos, winning_photos
 
-    for photo in {"unseen": unseen_photos, "fresh": fresh_photos, "wins": winning_photos}[which]():
+    sets = {"unseen": unseen_photos, "fresh": fresh_photos, "wins": winning_photos, "riichi": riichi_photos}
+    for photo in sets[which]():
         buffer = io.BytesIO()
         Image.fromarray(photo.image).save(buffer, "JPEG", quality=92)
         suited = photo.classes != NOT_SUITED
@@ -277,7 +282,7 @@ def add_reading(sample: Sample, tallies: list[Tally], pred_boxes: np.ndarray, pr
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--set", choices=["all", "cmd-test", "unseen", "fresh", "wins"], default="all")
+    parser.add_argument("--set", choices=["all", "cmd-test", "unseen", "fresh", "wins", "riichi"], default="all")
     parser.add_argument("--data", type=Path, default=None, help="a YOLO folder to use instead of CMD test")
     parser.add_argument("--models", type=Path, default=None, help="a folder of candidate ONNX models")
     parser.add_argument("--threshold", type=float, default=None, help="detector peak threshold to try")
@@ -315,6 +320,11 @@ def main() -> int:
         for sample in unseen_samples("fresh"):
             score(sample, [fresh], args.verbose)
         results["fresh designs"] = fresh
+    if args.set == "riichi":
+        riichi = Tally()
+        for sample in unseen_samples("riichi"):
+            score(sample, [riichi], args.verbose)
+        results["riichi looks of an unseen design"] = riichi
     if args.set in ("all", "wins"):
         read, settled = Tally(), Tally()
         for sample in unseen_samples("wins"):

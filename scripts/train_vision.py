@@ -41,7 +41,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
 from vision_data import Photo, is_holdout, jitter_colour, load_split, rotate_quarter, shift_hue  # noqa: E402
-from vision_designs import training_designs  # noqa: E402
+from vision_designs import riichi_look, training_designs  # noqa: E402
 from vision_nets import Calibrated, FastTileClassifier, TileClassifier, TileDetector  # noqa: E402
 from vision_scenes import distractor_photo, scene_photo  # noqa: E402
 
@@ -65,13 +65,16 @@ def render_scenes(
     receipts: bool = False,
     extra_designs: bool = False,
     more_designs: bool = False,
+    riichi: float = 0.0,
 ) -> list[Photo]:
     """``count`` scenes of the training designs, the same for the same seed (at most ``max_side`` px).
 
     With ``distractors`` = n, every n-th scene is a photo of something else (text, objects; no
     tiles; with ``receipts`` also till receipts and tables of numbers). ``extra_designs`` adds the
     ``EXTRA_DESIGNS`` seeds to the designs the scenes cycle through, ``more_designs`` the
-    ``MORE_DESIGNS`` seeds.
+    ``MORE_DESIGNS`` seeds. A share ``riichi`` of the tile scenes shows FluffyStuff Regular
+    composed as a real riichi set may be (``riichi_look``: the art's size, the side, the back,
+    red fives) instead of the next design.
     """
     designs = training_designs(extra_designs, more_designs)
     rng = random.Random(seed)
@@ -82,7 +85,10 @@ def render_scenes(
         if distractors and index % distractors == distractors - 1:
             photos.append(distractor_photo(rng, name, max_side, receipts))
         else:
-            photos.append(scene_photo(rng, designs[index % len(designs)], name, max_side=max_side))
+            design = designs[index % len(designs)]
+            if riichi and rng.random() < riichi:  # no draw without it: the scenes stay as they were
+                design = riichi_look(rng, "Regular")
+            photos.append(scene_photo(rng, design, name, max_side=max_side))
     print(f"rendered {count} scenes in {time.time() - start:.0f}s", flush=True)
     return photos
 
@@ -656,6 +662,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--receipts", action="store_true", help="distractors include receipts and number tables")
     parser.add_argument("--real-share", type=float, default=None, help="classifier: share of real photos per epoch")
     parser.add_argument("--extra-designs", action="store_true", help="scenes also use the EXTRA_DESIGNS seeds")
+    parser.add_argument("--riichi", type=float, default=0.0,
+                        help="share of tile scenes of FluffyStuff Regular composed as real riichi sets (red fives...)")
     parser.add_argument("--more-designs", action="store_true", help="scenes also use the MORE_DESIGNS seeds")
     parser.add_argument("--recolour", type=float, default=0.0, help="classifier: share of scene crops recoloured")
     parser.add_argument("--invert", type=float, default=0.0, help="classifier: share of crops inverted")
@@ -685,6 +693,7 @@ def main(argv: list[str] | None = None) -> int:
             args.receipts,
             args.extra_designs,
             args.more_designs,
+            args.riichi,
         )
         checks = render_scenes(40, args.seed * 1000 + 2, 480)
         if args.init is not None:
@@ -711,6 +720,7 @@ def main(argv: list[str] | None = None) -> int:
             args.receipts,
             args.extra_designs,
             args.more_designs,
+            args.riichi,
         )
         checks = render_scenes(30, args.seed * 1000 + 4, 720)
         print(f"{len(real)} photos and {len(scenes)} scenes, {len(holdout)} photos held out", flush=True)

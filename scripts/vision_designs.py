@@ -207,8 +207,34 @@ def sprite(design: Design | str, face: int | str) -> Image.Image:
     ``face`` is a suited tile (0..26) or one of OTHER_FACES. Shared by the cache: don't draw on it.
     """
     if isinstance(design, str):
-        return _fluffy(design.split(":")[1], face)
+        return _fluffy(*_fluffy_look(design), face)
     return _procedural(design, face)
+
+
+# How real riichi sets differ from FluffyStuff as first composed here (face art at 0.86 of the
+# blank front, an orange side): the art at its own size on the front (as the set is meant to be
+# composed) or a little smaller, a side that is thin, thick or not seen, backs of other colours,
+# and red fives (赤ドラ), which most riichi sets have one of in each suit.
+RIICHI_INSETS = (0.86, 0.93, 1.0)
+RIICHI_SIDES = (0.0, 0.06, 0.12, 0.18)
+RIICHI_BACKS: tuple[Colour, ...] = ((230, 120, 40), (226, 190, 60), (40, 130, 80), (40, 90, 170), (40, 40, 40))
+_FIVES = (4, 13, 22)
+
+
+def riichi_look(rng: random.Random, variant: str) -> str:
+    """A FluffyStuff design (``variant``: Regular or Black) composed as one real riichi set might be:
+    ``fluffy:VARIANT:INSET:SIDE:BACK:RED`` (see ``RIICHI_INSETS`` and the lines above it)."""
+    return (f"fluffy:{variant}:{rng.choice(RIICHI_INSETS)}:{rng.choice(RIICHI_SIDES)}:"
+            f"{rng.randrange(len(RIICHI_BACKS))}:{int(rng.random() < 0.5)}")
+
+
+def _fluffy_look(design: str) -> tuple[str, float, float, Colour | None, bool]:
+    """``fluffy:VARIANT`` (the first composition) or a ``riichi_look``, as ``_fluffy``'s arguments."""
+    parts = design.split(":")
+    if len(parts) == 2:
+        return parts[1], 0.86, 0.12, None, False
+    _, variant, inset, side, back, red = parts
+    return variant, float(inset), float(side), RIICHI_BACKS[int(back)], red == "1"
 
 
 def _procedural(d: Design, face: int | str) -> Image.Image:
@@ -499,8 +525,10 @@ _FLUFFY_OTHERS = {
 }
 
 
-def _fluffy(variant: str, face: int | str) -> Image.Image:
-    """A FluffyStuff tile: its face picture over its blank front, with a back-coloured side."""
+def _fluffy(variant: str, inset: float, side_share: float, back: Colour | None, red_fives: bool,
+            face: int | str) -> Image.Image:
+    """A FluffyStuff tile: its face picture over its blank front, at ``inset`` of the front's size,
+    with a side ``side_share`` of the face's height in ``back`` (by default the variant's own)."""
     folder = FLUFFY / variant
     front = Image.open(folder / "Front.png").convert("RGBA")
     if face == "back":
@@ -509,19 +537,22 @@ def _fluffy(variant: str, face: int | str) -> Image.Image:
         tile = front
     else:
         name = f"{_FLUFFY_NAMES[face // 9]}{face % 9 + 1}" if isinstance(face, int) else _FLUFFY_OTHERS[face]
+        if red_fives and face in _FIVES:
+            name += "-Dora"
         overlay = Image.open(folder / f"{name}.png").convert("RGBA")
         tile = front.copy()
-        inset = overlay.resize((round(front.width * 0.86), round(front.height * 0.86)), Image.Resampling.LANCZOS)
-        tile.alpha_composite(inset, ((front.width - inset.width) // 2, (front.height - inset.height) // 2))
+        art = overlay.resize((round(front.width * inset), round(front.height * inset)), Image.Resampling.LANCZOS)
+        tile.alpha_composite(art, ((front.width - art.width) // 2, (front.height - art.height) // 2))
     box = tile.getbbox() or (0, 0, tile.width, tile.height)
     tile = tile.crop(box)
     height = round(DRAW_WIDTH * tile.height / tile.width)
-    side = round(height * 0.12)
+    side = round(height * side_share)
     out = Image.new("RGBA", (DRAW_WIDTH, height + side), (0, 0, 0, 0))
-    back_colour = (230, 120, 40) if variant == "Regular" else (40, 40, 40)
-    ImageDraw.Draw(out).rounded_rectangle(
-        (0, side, DRAW_WIDTH - 1, height + side - 1), DRAW_WIDTH * 0.1, fill=back_colour
-    )
+    back_colour = back or ((230, 120, 40) if variant == "Regular" else (40, 40, 40))
+    if side:
+        ImageDraw.Draw(out).rounded_rectangle(
+            (0, side, DRAW_WIDTH - 1, height + side - 1), DRAW_WIDTH * 0.1, fill=back_colour
+        )
     out.alpha_composite(tile.resize((DRAW_WIDTH, height), Image.Resampling.LANCZOS), (0, 0))
     return out
 

@@ -37,6 +37,8 @@ FRESH_SEED = 20261203
 FRESH_COUNT = 90
 WINS_SEED = 20261204
 WINS_COUNT = 120
+RIICHI_SEED = 20261207
+RIICHI_COUNT = 60
 WORLD_TILE = 64  # tile width on the flat table, in table pixels
 
 
@@ -405,6 +407,16 @@ def fresh_photos(count: int = FRESH_COUNT) -> list[Photo]:
     from vision_designs import fresh_designs
 
     return _hands(fresh_designs(), FRESH_SEED, "fresh", count)
+
+
+def riichi_photos(count: int = RIICHI_COUNT) -> list[Photo]:
+    """The riichi check: hands of FluffyStuff Black (never trained on) composed as real riichi sets
+    are (``vision_designs.riichi_look``: the art at its own size or smaller, sides and backs of
+    several kinds, red fives in half of them), laid out as the unseen set's."""
+    from vision_designs import riichi_look
+
+    rng = random.Random(RIICHI_SEED)
+    return _hands([riichi_look(rng, "Black") for _ in range(count)], RIICHI_SEED, "riichi", count)
 
 
 def winning_photos(count: int = WINS_COUNT) -> list[Photo]:

@@ -17,6 +17,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
 
 from train_vision import Calibrated, export, load_onnx_weights, restyle, shrink  # noqa: E402
+from vision_designs import riichi_look  # noqa: E402
 from vision_nets import FastTileClassifier  # noqa: E402
 
 from vision.classes import NUM_CLASSES  # noqa: E402
@@ -86,3 +87,27 @@ def test_the_fast_classifier_exports_and_loads_back_for_fine_tuning(tmp_path: Pa
         original, again = model(pixels), loaded(pixels)
     assert original.shape == (4, NUM_CLASSES + 1)
     assert torch.allclose(original, again, atol=1e-4)
+
+
+def test_riichi_scenes_compose_only_the_training_variant(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--riichi`` composes FluffyStuff Regular: Black is the riichi check's and never trained on."""
+    import train_vision
+
+    asked: list[str] = []
+
+    def recording(rng, variant: str) -> str:
+        asked.append(variant)
+        return riichi_look(rng, variant)
+
+    monkeypatch.setattr(train_vision, "riichi_look", recording)
+    photos = train_vision.render_scenes(4, seed=7, max_side=240, riichi=1.0)
+    assert len(photos) == 4 and asked == ["Regular"] * 4
+
+
+def test_without_riichi_the_scenes_are_as_before() -> None:
+    """The share is drawn only when asked for, so earlier seeds render the very same scenes."""
+    import train_vision
+
+    first = train_vision.render_scenes(3, seed=5, max_side=200)
+    again = train_vision.render_scenes(3, seed=5, max_side=200, riichi=0.0)
+    assert all(np.array_equal(a.image, b.image) for a, b in zip(first, again, strict=True))
