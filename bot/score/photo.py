@@ -55,7 +55,8 @@ VISION_ERRORS = {
     "too_large": N_("That photo is too large for me. Send it as a normal (compressed) photo."),
     "too_many_pixels": N_("That picture has too many pixels for me. Send it as a normal (compressed) photo."),
     "no_tiles": N_("I could not find any 万, 筒 or 条 tiles in that photo. Lay the hand out in a row, "
-                   "faces up, and photograph it from above."),
+                   "faces up, and photograph it from above, or type the hand instead: "
+                   "/score 123m456m789m234p55p"),
 }
 REFUSALS = {
     "stale": N_("That button is out of date."),
