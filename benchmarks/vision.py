@@ -315,16 +315,12 @@ def main() -> int:
         for sample in unseen_samples():
             score(sample, [unseen], args.verbose)
         results["unseen designs"] = unseen
-    if args.set == "fresh":
-        fresh = Tally()
-        for sample in unseen_samples("fresh"):
-            score(sample, [fresh], args.verbose)
-        results["fresh designs"] = fresh
-    if args.set == "riichi":
-        riichi = Tally()
-        for sample in unseen_samples("riichi"):
-            score(sample, [riichi], args.verbose)
-        results["riichi looks of an unseen design"] = riichi
+    checks_alone = {"fresh": "fresh designs", "riichi": "riichi looks of an unseen design"}  # only when asked for
+    if args.set in checks_alone:
+        tally = Tally()
+        for sample in unseen_samples(args.set):
+            score(sample, [tally], args.verbose)
+        results[checks_alone[args.set]] = tally
     if args.set in ("all", "wins"):
         read, settled = Tally(), Tally()
         for sample in unseen_samples("wins"):

@@ -176,8 +176,8 @@ def _read(classifier, image: np.ndarray, found: Detections) -> _Reading:
 
 
 def second_look(classifier, photo: Image.Image, boxes: np.ndarray, probabilities: np.ndarray) -> np.ndarray:
-    """``probabilities`` with each unsure tile's replaced by the mean over its box at 1, 1.1 and
-    0.92 times the size (see ``SECOND_LOOK_BELOW``)."""
+    """``probabilities`` with each unsure tile's replaced by the mean of its readings at its box
+    and at its box scaled by each of ``SECOND_LOOK_SCALES`` (see ``SECOND_LOOK_BELOW``)."""
     unsure = np.nonzero(probabilities.max(axis=1) < SECOND_LOOK_BELOW)[0]
     if len(unsure) == 0:
         return probabilities

@@ -65,9 +65,10 @@ async def wait_for_frame(page: Any, timeout: float = 15_000) -> dict[str, Any]:
 async def click_decision(page: Any) -> bool:
     """Make the seat's open decision by clicking; False when the page offers none.
 
-    The frame read here can be overtaken before the click lands: a computer's win on the same
-    discard settles the claim without waiting for a pung or a pass. A click whose button is gone
-    because the frame moved on counts as done; one whose button never came is a failure."""
+    The frame read here can be overtaken by a newer one before the click lands, and the newer
+    frame redraws the buttons. A click whose button went with a frame that moved on counts as
+    done; one whose button never came while the frame stood still is a failure, which says what
+    the page showed."""
     f = await frame(page)
     if f is None or f["over"] or not f["actions"]:
         return False
