@@ -19,6 +19,9 @@ from vision.classes import NUM_CLASSES
 CROP_WIDTH = 48
 CROP_HEIGHT = 64
 SIDEWAYS_RATIO = 1.15
+# A tile cut along a slanted row is between these many pitches tall: a tile's face with some of
+# its side showing, whatever a loose box would say.
+TILE_HEIGHT_IN_PITCHES = (1.1, 1.8)
 
 
 def is_sideways(box: np.ndarray) -> bool:
@@ -37,6 +40,32 @@ def crop_tile(photo: Image.Image, box: np.ndarray) -> np.ndarray:
     if is_sideways(box):
         crop = crop.transpose(Image.Transpose.ROTATE_90)
     return np.asarray(crop.resize((CROP_WIDTH, CROP_HEIGHT), Image.BILINEAR, reducing_gap=3.0))
+
+
+def crop_along_row(photo: Image.Image, box: np.ndarray, angle: float, pitch: float) -> np.ndarray:
+    """The classifier input for a tile standing in a row that runs at ``angle`` (radians, picture
+    coordinates) across the photo: CROP_HEIGHT x CROP_WIDTH x 3 uint8, like ``crop_tile``'s.
+
+    The photo is turned about the box's centre until the row runs level, and the tile is cut at
+    its own size: ``pitch`` wide, and as tall as the box (the turned tile's bounding box) says.
+    An upright box around a slanted tile also holds parts of its neighbours, which the
+    classifier then reads as part of the tile.
+    """
+    x0, y0, x1, y1 = (float(v) for v in box)
+    cos, sin = abs(np.cos(angle)), abs(np.sin(angle))
+    # The box of a pitch x height tile turned by the angle is (pitch cos + height sin) wide and
+    # (pitch sin + height cos) tall; of the two, the side that depends more on the height says it.
+    height = (y1 - y0 - pitch * sin) / cos if cos >= sin else (x1 - x0 - pitch * cos) / sin
+    low, high = TILE_HEIGHT_IN_PITCHES
+    height = float(np.clip(height, low * pitch, high * pitch))
+    cx, cy = round((x0 + x1) / 2), round((y0 + y1) / 2)
+    reach = int(np.ceil(np.hypot(pitch, height) / 2)) + 2
+    patch = photo.crop((cx - reach, cy - reach, cx + reach, cy + reach))
+    level = patch.rotate(float(np.degrees(angle)), resample=Image.BILINEAR)
+    cut = level.crop((round(reach - pitch / 2), round(reach - height / 2),
+                      max(round(reach + pitch / 2), round(reach - pitch / 2) + 1),
+                      max(round(reach + height / 2), round(reach - height / 2) + 1)))
+    return np.asarray(cut.resize((CROP_WIDTH, CROP_HEIGHT), Image.BILINEAR, reducing_gap=3.0))
 
 
 def _softmax(logits: np.ndarray) -> np.ndarray:

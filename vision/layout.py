@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 ROW_GAP = 0.5  # a new row starts when centres jump by this fraction of a tile's short side
+LEVEL_DEGREES = 8.0  # rows slanted less than this are read from the detector's boxes as they are
 ELONGATED = 3.0  # tiles lying along one line: spread along it this many times the spread across
 OFF_AXIS = np.radians(30)  # neighbours this far off that line have been pulled across two rows
 
@@ -47,6 +48,43 @@ def row_angle(centres: np.ndarray) -> float:
                 angle = axis
     angle = (angle + np.pi / 2) % np.pi - np.pi / 2  # a direction, not a heading: into [-pi/2, pi/2)
     return angle + np.pi if angle <= -np.pi / 2 else angle
+
+
+@dataclass(frozen=True)
+class RowSlant:
+    """How a photo's rows run across the picture, for cutting tiles along them."""
+
+    angle: float  # the rows' direction in radians, picture coordinates (y down), in (-pi/2, pi/2]
+    pitch: float  # from one tile's centre to its neighbour's: a tile's width along the row
+
+
+def row_slant(boxes: np.ndarray, members: np.ndarray) -> RowSlant | None:
+    """The slant of the rows the ``members`` (a boolean mask of the hand's boxes) stand in, or
+    None when they run within ``LEVEL_DEGREES`` of level or are too few to tell.
+
+    The pitch is the median distance from each tile to its nearest neighbour: tiles in a row
+    touch, so that is a tile's width whatever the angle, where the box of a slanted tile is
+    wider than the tile.
+
+    >>> stair = np.array([[0, 0, 14, 18], [10, 6, 24, 24], [20, 12, 34, 30]], float)  # down-right
+    >>> slant = row_slant(stair, np.ones(3, dtype=bool))
+    >>> round(float(np.degrees(slant.angle))), round(slant.pitch, 1)
+    (31, 11.7)
+    >>> level = np.array([[0, 0, 10, 14], [10, 1, 20, 15], [20, 0, 30, 14]], float)
+    >>> row_slant(level, np.ones(3, dtype=bool)) is None
+    True
+    """
+    chosen = boxes[members]
+    if len(chosen) < 3:
+        return None
+    centres = np.stack([(chosen[:, 0] + chosen[:, 2]) / 2, (chosen[:, 1] + chosen[:, 3]) / 2], axis=1)
+    angle = row_angle(centres)
+    slant = np.degrees(abs(angle))
+    if slant < LEVEL_DEGREES:
+        return None
+    distances = np.linalg.norm(centres[:, None] - centres[None, :], axis=2)
+    np.fill_diagonal(distances, np.inf)
+    return RowSlant(angle, float(np.median(distances.min(axis=1))))
 
 
 def upright_turns(ups: np.ndarray, min_agreement: float = 0.3) -> int:

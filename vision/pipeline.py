@@ -16,11 +16,11 @@ from PIL import Image
 
 from engine.tiles import Tile, tile_name
 from vision.classes import NOT_SUITED
-from vision.classifier import classify_with_orientation, crop_tile, is_sideways
+from vision.classifier import classify_with_orientation, crop_along_row, crop_tile, is_sideways
 from vision.detector import Detections, detect, squashed_look, stretch
 from vision.errors import VisionError
 from vision.image import decode_image
-from vision.layout import hand_members, one_box_per_tile, reading_order, turn_boxes, upright_turns
+from vision.layout import hand_members, one_box_per_tile, reading_order, row_slant, turn_boxes, upright_turns
 
 MODELS = Path(__file__).resolve().parent / "models"
 LOW_CONFIDENCE = 0.8
@@ -153,9 +153,11 @@ def _read(classifier, image: np.ndarray, found: Detections) -> _Reading:
     photo = Image.fromarray(work)
     crops = np.stack([crop_tile(photo, box) for box in all_boxes])
     probabilities, upright = classify_with_orientation(classifier, crops)
+    members = hand_members(all_boxes)
+    probabilities = along_the_row(classifier, photo, all_boxes, members, probabilities)
     probabilities = second_look(classifier, photo, all_boxes, probabilities)
     classes = probabilities.argmax(axis=1)
-    suited = np.nonzero((classes != NOT_SUITED) & one_box_per_tile(all_boxes, hand_members(all_boxes)))[0]
+    suited = np.nonzero((classes != NOT_SUITED) & one_box_per_tile(all_boxes, members))[0]
     if len(suited) == 0:
         raise VisionError("no_tiles", f"{len(found.boxes)} tiles were found but none is a suited tile (万, 筒 or 条)")
     if probabilities[suited, classes[suited]].max() < LOW_CONFIDENCE:
@@ -173,6 +175,26 @@ def _read(classifier, image: np.ndarray, found: Detections) -> _Reading:
         for i, row in reading_order(turn_boxes(boxes, turns, work.shape[1], work.shape[0]))
     )
     return _Reading(tiles, ignored=len(found.boxes) - len(suited), turns=turns)
+
+
+def along_the_row(classifier, photo: Image.Image, boxes: np.ndarray, members: np.ndarray,
+                  probabilities: np.ndarray) -> np.ndarray:
+    """``probabilities`` with the hand's tiles read again from crops cut along their row, when
+    the row runs at a slant (``vision.layout.row_slant``); otherwise ``probabilities`` itself.
+
+    The new reading replaces the first: on scenes of designs kept out of training and on the
+    held-out training photos it read more hands right than the boxes' crops did, alone or
+    averaged with them (docs/vision.md, eleventh session). Which way up each tile stands is
+    still judged from the first crops, in the picture's own frame.
+    """
+    slant = row_slant(boxes, members)
+    if slant is None:
+        return probabilities
+    chosen = np.nonzero(members)[0]
+    crops = np.stack([crop_along_row(photo, boxes[i], slant.angle, slant.pitch) for i in chosen])
+    again = probabilities.copy()
+    again[chosen] = classify_with_orientation(classifier, crops)[0]
+    return again
 
 
 def second_look(classifier, photo: Image.Image, boxes: np.ndarray, probabilities: np.ndarray) -> np.ndarray:
