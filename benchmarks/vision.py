@@ -6,6 +6,7 @@
     python benchmarks/vision.py --set fresh        # only the fresh-designs check (eighth session)
     python benchmarks/vision.py --set wins         # only winning hands of the unseen designs
     python benchmarks/vision.py --set riichi       # only the riichi check (tenth session)
+    python benchmarks/vision.py --set tuning       # only the tuning check (eleventh session)
     python benchmarks/vision.py --data DIR         # any YOLO folder with ../classes.json
 
 Photo sets:
@@ -22,6 +23,10 @@ Photo sets:
 - **riichi check** (only with ``--set riichi``): 60 hands of FluffyStuff Black, never trained on,
   composed as real riichi sets are (the art at its own size on the tile, sides and backs of
   several kinds, red fives in half of them; ``vision_designs.riichi_look``, seed ``RIICHI_SEED``).
+- **tuning check** (only with ``--set tuning``): 360 scenes made the same way from three groups
+  of twelve procedural designs ``TUNING_DESIGNS`` (seeds 7000-7011, 7100-7111, 7200-7211), never
+  trained on. Run-time settings are chosen on these and on the hold-out photos, so that the
+  unseen and fresh figures stay a measurement, not a target.
 - **unseen designs, winning hands**: 120 scenes of the unseen designs (seed ``WINS_SEED``), each a
   winning hand photographed to be scored (14 tiles, 15-16 with kongs, sorted, the winning tile
   last). Scored twice: as read, and with the reading that wins (``vision.win_reading``) that the
@@ -194,11 +199,12 @@ def yolo_samples(folder: Path) -> Iterator[tuple[Sample, bool]]:
 
 def unseen_samples(which: str = "unseen") -> Iterator[Sample]:
     """The unseen-designs set (``fresh``: the fresh-designs check; ``wins``: winning hands of the
-    unseen designs; ``riichi``: the riichi check), rendered in memory from its fixed seed (never written to disk)."""
+    unseen designs; ``riichi``: the riichi check; ``tuning``: the tuning check), rendered in memory from its fixed seed (never written to disk)."""
     from PIL import Image
-    from vision_scenes import fresh_photos, riichi_photos, unseen_photos, winning_photos
+    from vision_scenes import fresh_photos, riichi_photos, tuning_photos, unseen_photos, winning_photos
 
-    sets = {"unseen": unseen_photos, "fresh": fresh_photos, "wins": winning_photos, "riichi": riichi_photos}
+    sets = {"unseen": unseen_photos, "fresh": fresh_photos, "wins": winning_photos, "riichi": riichi_photos,
+            "tuning": tuning_photos}
     for photo in sets[which]():
         buffer = io.BytesIO()
         Image.fromarray(photo.image).save(buffer, "JPEG", quality=92)
@@ -282,7 +288,7 @@ def add_reading(sample: Sample, tallies: list[Tally], pred_boxes: np.ndarray, pr
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--set", choices=["all", "cmd-test", "unseen", "fresh", "wins", "riichi"], default="all")
+    parser.add_argument("--set", choices=["all", "cmd-test", "unseen", "fresh", "wins", "riichi", "tuning"], default="all")
     parser.add_argument("--data", type=Path, default=None, help="a YOLO folder to use instead of CMD test")
     parser.add_argument("--models", type=Path, default=None, help="a folder of candidate ONNX models")
     parser.add_argument("--threshold", type=float, default=None, help="detector peak threshold to try")
@@ -315,7 +321,8 @@ def main() -> int:
         for sample in unseen_samples():
             score(sample, [unseen], args.verbose)
         results["unseen designs"] = unseen
-    checks_alone = {"fresh": "fresh designs", "riichi": "riichi looks of an unseen design"}  # only when asked for
+    checks_alone = {"fresh": "fresh designs", "riichi": "riichi looks of an unseen design",
+                    "tuning": "tuning designs"}  # only when asked for
     if args.set in checks_alone:
         tally = Tally()
         for sample in unseen_samples(args.set):

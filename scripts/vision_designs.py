@@ -48,6 +48,9 @@ EXTRA_DESIGNS = range(1000, 1240)
 # Many more of those, so that a round of scenes hardly shows a design twice.
 MORE_DESIGNS = range(2000, 3000)
 FRESH_DESIGNS = range(5000, 5009)
+# Designs for choosing run-time settings (eleventh session): neither trained on nor reported,
+# so a choice made on them leaves the unseen and fresh figures honest.
+TUNING_DESIGNS = range(7000, 7300)
 SERIF_CJK = Path("/usr/share/fonts/opentype/noto/NotoSerifCJK-Bold.ttc")
 DRAW_WIDTH = 96  # sprites are drawn at this width (twice over, then halved) and scaled in scenes
 NUMERALS = "一二三四五六七八九"
@@ -190,6 +193,12 @@ def unseen_designs() -> list[Design | str]:
     if (FLUFFY / "Black").is_dir():
         designs.append("fluffy:Black")
     return designs
+
+
+def tuning_designs(group: int) -> list[Design]:
+    """The twelve procedural designs of tuning group ``group`` (0, 1, 2...): seeds 7000 + 100 x group onwards."""
+    start = TUNING_DESIGNS.start + 100 * group
+    return [make_design(seed) for seed in range(start, start + 12)]
 
 
 def fresh_designs() -> list[Design | str]:

@@ -39,6 +39,8 @@ WINS_SEED = 20261204
 WINS_COUNT = 120
 RIICHI_SEED = 20261207
 RIICHI_COUNT = 60
+TUNING_SEED = 7777  # group g's scenes use TUNING_SEED + g
+TUNING_GROUPS = 3
 WORLD_TILE = 64  # tile width on the flat table, in table pixels
 
 
@@ -407,6 +409,16 @@ def fresh_photos(count: int = FRESH_COUNT) -> list[Photo]:
     from vision_designs import fresh_designs
 
     return _hands(fresh_designs(), FRESH_SEED, "fresh", count)
+
+
+def tuning_photos(groups: int = TUNING_GROUPS) -> list[Photo]:
+    """The tuning check: 120 scenes of each group of ``TUNING_DESIGNS``, composed as the unseen
+    set's. Run-time settings are chosen on these (and on the hold-out photos), never on the
+    unseen or fresh sets; training never calls it."""
+    from vision_designs import tuning_designs
+
+    return [photo for group in range(groups)
+            for photo in _hands(tuning_designs(group), TUNING_SEED + group, f"tuning{group}", UNSEEN_COUNT)]
 
 
 def riichi_photos(count: int = RIICHI_COUNT) -> list[Photo]:

@@ -168,15 +168,16 @@ def rendered_row(tiles: list[int], design_seed: int, tile_width: int) -> bytes:
 
 
 def test_training_never_gets_the_designs_kept_out() -> None:
-    """The unseen designs, FluffyStuff Black and the fresh designs are for checking only: however
-    many designs training asks for, none of them is among its designs."""
+    """The unseen designs, FluffyStuff Black, the fresh designs and the tuning designs are for
+    checking only: however many designs training asks for, none of them is among its designs."""
     sys.path.insert(0, str(ROOT / "scripts"))
-    from vision_designs import FRESH_DESIGNS, UNSEEN_DESIGNS, training_designs
+    from vision_designs import FRESH_DESIGNS, TUNING_DESIGNS, UNSEEN_DESIGNS, training_designs, tuning_designs
 
     designs = training_designs(extra=True, more=True)
     seeds = {d.seed for d in designs if not isinstance(d, str)}
     assert len(seeds) == 1300
-    assert not seeds & {*UNSEEN_DESIGNS, *FRESH_DESIGNS}
+    assert not seeds & {*UNSEEN_DESIGNS, *FRESH_DESIGNS, *TUNING_DESIGNS}
+    assert {d.seed for group in range(3) for d in tuning_designs(group)} <= set(TUNING_DESIGNS)
     assert all(d == "fluffy:Regular" for d in designs if isinstance(d, str))
 
 
