@@ -199,7 +199,8 @@ def yolo_samples(folder: Path) -> Iterator[tuple[Sample, bool]]:
 
 def unseen_samples(which: str = "unseen") -> Iterator[Sample]:
     """The unseen-designs set (``fresh``: the fresh-designs check; ``wins``: winning hands of the
-    unseen designs; ``riichi``: the riichi check; ``tuning``: the tuning check), rendered in memory from its fixed seed (never written to disk)."""
+    unseen designs; ``riichi``: the riichi check; ``tuning``: the tuning check), rendered in
+    memory from its fixed seed (never written to disk)."""
     from PIL import Image
     from vision_scenes import fresh_photos, riichi_photos, tuning_photos, unseen_photos, winning_photos
 
@@ -288,7 +289,8 @@ def add_reading(sample: Sample, tallies: list[Tally], pred_boxes: np.ndarray, pr
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--set", choices=["all", "cmd-test", "unseen", "fresh", "wins", "riichi", "tuning"], default="all")
+    parser.add_argument("--set", default="all",
+                        choices=["all", "cmd-test", "unseen", "fresh", "wins", "riichi", "tuning"])
     parser.add_argument("--data", type=Path, default=None, help="a YOLO folder to use instead of CMD test")
     parser.add_argument("--models", type=Path, default=None, help="a folder of candidate ONNX models")
     parser.add_argument("--threshold", type=float, default=None, help="detector peak threshold to try")
