@@ -62,6 +62,14 @@ def test_a_level_row_or_too_few_tiles_have_no_slant() -> None:
     assert row_slant(level, np.asarray([True, True, False, False])) is None
 
 
+def test_a_heap_of_tiles_is_not_cut_along_rows() -> None:
+    """Six tiles lying about (a heap of discards): the mean direction to their nearest neighbours
+    is 42 degrees, but only one of the six has its neighbour within 20 degrees of it."""
+    centres = np.asarray([[0, 0], [12, 20], [30, 14], [28, 40], [50, 30], [55, 55]], dtype=float)
+    boxes = np.concatenate([centres - [5, 7], centres + [5, 7]], axis=1)
+    assert row_slant(boxes, np.ones(6, dtype=bool)) is None
+
+
 def test_a_slanted_row_gives_its_angle_and_the_tile_width() -> None:
     tiles = [marked_tile((200, 30, 30), (30, 30, 200)) for _ in range(6)]
     _, boxes = turned_row(tiles, 25, 40)

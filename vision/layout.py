@@ -20,6 +20,8 @@ import numpy as np
 
 ROW_GAP = 0.5  # a new row starts when centres jump by this fraction of a tile's short side
 LEVEL_DEGREES = 8.0  # rows slanted less than this are read from the detector's boxes as they are
+ALONG_ROW = np.radians(20)  # a tile whose nearest neighbour lies this close to the rows' direction...
+ROW_SHARE = 0.6  # ... stands in a row; tiles cut along rows need this share of them to
 ELONGATED = 3.0  # tiles lying along one line: spread along it this many times the spread across
 OFF_AXIS = np.radians(30)  # neighbours this far off that line have been pulled across two rows
 
@@ -60,7 +62,8 @@ class RowSlant:
 
 def row_slant(boxes: np.ndarray, members: np.ndarray) -> RowSlant | None:
     """The slant of the rows the ``members`` (a boolean mask of the hand's boxes) stand in, or
-    None when they run within ``LEVEL_DEGREES`` of level or are too few to tell.
+    None when they run within ``LEVEL_DEGREES`` of level, are too few to tell, or lie in a heap
+    (fewer than ``ROW_SHARE`` of them with their nearest neighbour along the rows' direction).
 
     The pitch is the median distance from each tile to its nearest neighbour: tiles in a row
     touch, so that is a tile's width whatever the angle, where the box of a slanted tile is
@@ -84,6 +87,10 @@ def row_slant(boxes: np.ndarray, members: np.ndarray) -> RowSlant | None:
         return None
     distances = np.linalg.norm(centres[:, None] - centres[None, :], axis=2)
     np.fill_diagonal(distances, np.inf)
+    steps = centres[distances.argmin(axis=1)] - centres
+    off_row = np.abs(np.angle(np.exp(1j * (np.arctan2(steps[:, 1], steps[:, 0]) - angle)) ** 2)) / 2
+    if float((off_row < ALONG_ROW).mean()) < ROW_SHARE:
+        return None  # a heap, not rows: no one direction to cut along
     return RowSlant(angle, float(np.median(distances.min(axis=1))))
 
 
