@@ -66,7 +66,8 @@ def test_a_heap_of_tiles_is_not_cut_along_rows() -> None:
     """Six tiles lying about (a heap of discards): the mean direction to their nearest neighbours
     is 42 degrees, but only one of the six has its neighbour within 20 degrees of it."""
     centres = np.asarray([[0, 0], [12, 20], [30, 14], [28, 40], [50, 30], [55, 55]], dtype=float)
-    boxes = np.concatenate([centres - [5, 7], centres + [5, 7]], axis=1)
+    half = np.asarray([5.0, 7.0])  # a tile 10 x 14
+    boxes = np.concatenate([centres - half, centres + half], axis=1)
     assert row_slant(boxes, np.ones(6, dtype=bool)) is None
 
 
