@@ -7,6 +7,7 @@
     python benchmarks/vision.py --set wins         # only winning hands of the unseen designs
     python benchmarks/vision.py --set riichi       # only the riichi check (tenth session)
     python benchmarks/vision.py --set tuning       # only the tuning check (eleventh session)
+    python benchmarks/vision.py --set tuning-wins  # only winning hands of the tuning designs
     python benchmarks/vision.py --data DIR         # any YOLO folder with ../classes.json
 
 Photo sets:
@@ -25,8 +26,9 @@ Photo sets:
   several kinds, red fives in half of them; ``vision_designs.riichi_look``, seed ``RIICHI_SEED``).
 - **tuning check** (only with ``--set tuning``): 360 scenes made the same way from three groups
   of twelve procedural designs ``TUNING_DESIGNS`` (seeds 7000-7011, 7100-7111, 7200-7211), never
-  trained on. Run-time settings are chosen on these and on the hold-out photos, so that the
-  unseen and fresh figures stay a measurement, not a target.
+  trained on; ``--set tuning-wins``: 360 winning hands of the same designs, composed as the
+  winning hands below. Run-time settings are chosen on these and on the hold-out photos, so
+  that the unseen and fresh figures stay a measurement, not a target.
 - **unseen designs, winning hands**: 120 scenes of the unseen designs (seed ``WINS_SEED``), each a
   winning hand photographed to be scored (14 tiles, 15-16 with kongs, sorted, the winning tile
   last). Scored twice: as read, and with the reading that wins (``vision.win_reading``) that the
@@ -202,10 +204,17 @@ def unseen_samples(which: str = "unseen") -> Iterator[Sample]:
     unseen designs; ``riichi``: the riichi check; ``tuning``: the tuning check), rendered in
     memory from its fixed seed (never written to disk)."""
     from PIL import Image
-    from vision_scenes import fresh_photos, riichi_photos, tuning_photos, unseen_photos, winning_photos
+    from vision_scenes import (
+        fresh_photos,
+        riichi_photos,
+        tuning_photos,
+        tuning_winning_photos,
+        unseen_photos,
+        winning_photos,
+    )
 
     sets = {"unseen": unseen_photos, "fresh": fresh_photos, "wins": winning_photos, "riichi": riichi_photos,
-            "tuning": tuning_photos}
+            "tuning": tuning_photos, "tuning-wins": tuning_winning_photos}
     for photo in sets[which]():
         buffer = io.BytesIO()
         Image.fromarray(photo.image).save(buffer, "JPEG", quality=92)
@@ -290,7 +299,7 @@ def add_reading(sample: Sample, tallies: list[Tally], pred_boxes: np.ndarray, pr
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--set", default="all",
-                        choices=["all", "cmd-test", "unseen", "fresh", "wins", "riichi", "tuning"])
+                        choices=["all", "cmd-test", "unseen", "fresh", "wins", "riichi", "tuning", "tuning-wins"])
     parser.add_argument("--data", type=Path, default=None, help="a YOLO folder to use instead of CMD test")
     parser.add_argument("--models", type=Path, default=None, help="a folder of candidate ONNX models")
     parser.add_argument("--threshold", type=float, default=None, help="detector peak threshold to try")
@@ -330,12 +339,14 @@ def main() -> int:
         for sample in unseen_samples(args.set):
             score(sample, [tally], args.verbose)
         results[checks_alone[args.set]] = tally
-    if args.set in ("all", "wins"):
-        read, settled = Tally(), Tally()
-        for sample in unseen_samples("wins"):
-            score(sample, [read], args.verbose, [settled])
-        results["unseen designs, winning hands, as read"] = read
-        results["unseen designs, winning hands, with the reading that wins"] = settled
+    winning_sets = {"wins": "unseen designs, winning hands", "tuning-wins": "tuning designs, winning hands"}
+    for which, name in winning_sets.items():
+        if args.set == which or (args.set == "all" and which == "wins"):
+            read, settled = Tally(), Tally()
+            for sample in unseen_samples(which):
+                score(sample, [read], args.verbose, [settled])
+            results[f"{name}, as read"] = read
+            results[f"{name}, with the reading that wins"] = settled
     for name, tally in results.items():
         print(tally.report(name))
         print()

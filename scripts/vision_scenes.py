@@ -40,6 +40,7 @@ WINS_COUNT = 120
 RIICHI_SEED = 20261207
 RIICHI_COUNT = 60
 TUNING_SEED = 7777  # group g's scenes use TUNING_SEED + g
+TUNING_WINS_SEED = 7790  # ... and its winning hands TUNING_WINS_SEED + g
 TUNING_GROUPS = 3
 WORLD_TILE = 64  # tile width on the flat table, in table pixels
 
@@ -419,6 +420,19 @@ def tuning_photos(groups: int = TUNING_GROUPS) -> list[Photo]:
 
     return [photo for group in range(groups)
             for photo in _hands(tuning_designs(group), TUNING_SEED + group, f"tuning{group}", UNSEEN_COUNT)]
+
+
+def tuning_winning_photos(groups: int = TUNING_GROUPS) -> list[Photo]:
+    """Winning hands of the tuning designs, 120 of each group, composed as ``winning_photos``."""
+    from vision_designs import tuning_designs
+
+    photos = []
+    for group in range(groups):
+        designs, rng = tuning_designs(group), random.Random(TUNING_WINS_SEED + group)
+        photos += [scene_photo(rng, designs[i % len(designs)], f"w{group}_{i:03d}",
+                               rng.choice(["row", "row", "two_rows"]), other_share=0.0, faces=winning_faces(rng))
+                   for i in range(WINS_COUNT)]
+    return photos
 
 
 def riichi_photos(count: int = RIICHI_COUNT) -> list[Photo]:

@@ -14,6 +14,7 @@ photographed from across the table, upside down, then reads as its player sees i
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
 import numpy as np
@@ -92,6 +93,17 @@ def row_slant(boxes: np.ndarray, members: np.ndarray) -> RowSlant | None:
     if float((off_row < ALONG_ROW).mean()) < ROW_SHARE:
         return None  # a heap, not rows: no one direction to cut along
     return RowSlant(angle, float(np.median(distances.min(axis=1))))
+
+
+def steps_within_suits(tiles: list[int]) -> int:
+    """Rising minus falling steps between neighbouring tiles of one suit (tiles 0-26: 1-9 of each
+    suit in turn): how much a reading looks like a hand sorted from 1 up to 9, as people sort
+    the tiles they hold, or (negative) like one read from the other side of the table.
+
+    >>> steps_within_suits([0, 1, 1, 4, 10, 12, 20]), steps_within_suits([20, 12, 10, 4, 1, 1, 0])
+    (3, -3)
+    """
+    return sum((b > a) - (b < a) for a, b in itertools.pairwise(tiles) if a // 9 == b // 9)
 
 
 def upright_turns(ups: np.ndarray, min_agreement: float = 0.3) -> int:
