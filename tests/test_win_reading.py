@@ -105,9 +105,9 @@ def test_the_photo_correction_starts_from_the_reading_that_wins() -> None:
     tiles = parse_tiles("123456789m12335p")
     unsure = {12: (0.6, ((parse_tile("5p"), 0.3),))}  # the second 3p is a 5p: 123m 456m 789m 123p 55p
     result = Recognition(tuple(
-        RecognizedTile(t, unsure.get(i, (0.99,))[0], (0.0, 0.0, 1.0, 1.0), 0, unsure.get(i, (0, ()))[1])
+        RecognizedTile(t, unsure.get(i, (0.99,))[0], (60.0 * i, 0.0, 60.0 * i + 60, 80.0), 0, unsure.get(i, (0, ()))[1])
         for i, t in enumerate(tiles)
-    ), ignored=0, width=100, height=100)
+    ), ignored=0, width=1000, height=100)
     fixing = fixing_from_photo(7, result, winning_reading(result.tiles), translator("en"))
     assert sorted(e.tile for e in fixing.entries) == parse_tiles("123456789m12355p")
     first = fixing.entries[fixing.unsure_first()[0]]

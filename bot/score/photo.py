@@ -189,9 +189,15 @@ def fixing_from_photo(owner: int, result: Recognition, found: WinReading | None,
             changes.append(f"{tile_label(entries[i].tile, texts)} → {tile_label(tile, texts)}")
             entries[i] = Entry(tile, True, dict(result.tiles[i].alternatives)[tile])
     fixing = Fixing(owner, entries)
+    notices = []
     if changes:
-        fixing.notice = texts.t("Read as it is, this hand does not win. The closest reading that wins changes "
-                                "{changes}: check the tiles marked ?.", changes=", ".join(changes))
+        notices.append(texts.t("Read as it is, this hand does not win. The closest reading that wins changes "
+                               "{changes}: check the tiles marked ?.", changes=", ".join(changes)))
+    if result.small_tiles and any(entry.unsure for entry in entries):
+        notices.append(texts.t("The tiles are small in this photo (about {px} px long), and small tiles are "
+                               "often misread. Next time, photograph the hand closer, so that it fills the "
+                               "picture.", px=round(result.tile_length)))
+    fixing.notice = "\n".join(notices) or None
     return fixing
 
 
