@@ -426,13 +426,8 @@ def tuning_winning_photos(groups: int = TUNING_GROUPS) -> list[Photo]:
     """Winning hands of the tuning designs, 120 of each group, composed as ``winning_photos``."""
     from vision_designs import tuning_designs
 
-    photos = []
-    for group in range(groups):
-        designs, rng = tuning_designs(group), random.Random(TUNING_WINS_SEED + group)
-        photos += [scene_photo(rng, designs[i % len(designs)], f"w{group}_{i:03d}",
-                               rng.choice(["row", "row", "two_rows"]), other_share=0.0, faces=winning_faces(rng))
-                   for i in range(WINS_COUNT)]
-    return photos
+    return [photo for group in range(groups)
+            for photo in _winning_hands(tuning_designs(group), TUNING_WINS_SEED + group, f"w{group}", WINS_COUNT)]
 
 
 def riichi_photos(count: int = RIICHI_COUNT) -> list[Photo]:
@@ -451,13 +446,7 @@ def winning_photos(count: int = WINS_COUNT) -> list[Photo]:
     picture. For ``vision.win_reading``; like the unseen set, training never calls it."""
     from vision_designs import unseen_designs
 
-    designs = unseen_designs()
-    rng = random.Random(WINS_SEED)
-    return [
-        scene_photo(rng, designs[i % len(designs)], f"win_{i:03d}", rng.choice(["row", "row", "two_rows"]),
-                    other_share=0.0, faces=winning_faces(rng))
-        for i in range(count)
-    ]
+    return _winning_hands(unseen_designs(), WINS_SEED, "win", count)
 
 
 def winning_faces(rng: random.Random) -> list[int | str]:
@@ -487,6 +476,16 @@ def winning_faces(rng: random.Random) -> list[int | str]:
             break
     last = tiles.pop(rng.randrange(len(tiles)))
     return [*sorted(tiles), last]
+
+
+def _winning_hands(designs: list, seed: int, name: str, count: int) -> list[Photo]:
+    """``count`` winning hands (``winning_faces``) of ``designs`` in turn, one or two rows, nothing else."""
+    rng = random.Random(seed)
+    return [
+        scene_photo(rng, designs[i % len(designs)], f"{name}_{i:03d}", rng.choice(["row", "row", "two_rows"]),
+                    other_share=0.0, faces=winning_faces(rng))
+        for i in range(count)
+    ]
 
 
 def _hands(designs: list, seed: int, name: str, count: int) -> list[Photo]:

@@ -27,6 +27,24 @@ ELONGATED = 3.0  # tiles lying along one line: spread along it this many times t
 OFF_AXIS = np.radians(30)  # neighbours this far off that line have been pulled across two rows
 
 
+def box_centres(boxes: np.ndarray) -> np.ndarray:
+    """The centres (N x 2) of N x 4 boxes (x0 y0 x1 y1)."""
+    return np.stack([(boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2], axis=1)
+
+
+def nearest_steps(centres: np.ndarray) -> np.ndarray:
+    """From each of two or more centres to its nearest neighbour (N x 2): in a row of touching
+    tiles, the next tile along the row."""
+    distances = np.linalg.norm(centres[:, None] - centres[None, :], axis=2)
+    np.fill_diagonal(distances, np.inf)
+    return centres[distances.argmin(axis=1)] - centres
+
+
+def _off_direction(angles: np.ndarray | float, direction: float) -> np.ndarray:
+    """How far directions (radians, either way along a line) lie from ``direction``, in [0, pi/2]."""
+    return np.abs(np.angle(np.exp(2j * (np.asarray(angles) - direction)))) / 2
+
+
 def row_angle(centres: np.ndarray) -> float:
     """The direction of the rows in radians, in (-pi/2, pi/2], from nearest-neighbour vectors.
 
@@ -38,16 +56,14 @@ def row_angle(centres: np.ndarray) -> float:
     """
     if len(centres) < 2:
         return 0.0
-    distances = np.linalg.norm(centres[:, None] - centres[None, :], axis=2)
-    np.fill_diagonal(distances, np.inf)
-    vectors = centres[distances.argmin(axis=1)] - centres
+    vectors = nearest_steps(centres)
     doubled = 2 * np.arctan2(vectors[:, 1], vectors[:, 0])
     angle = float(np.arctan2(np.sin(doubled).sum(), np.cos(doubled).sum()) / 2)
     if len(centres) >= 6:
         spread, axes = np.linalg.eigh(np.cov(centres.T))
         if spread[1] >= ELONGATED**2 * max(spread[0], 1e-9):
             axis = float(np.arctan2(axes[1, 1], axes[0, 1]))
-            if abs(np.angle(np.exp(2j * (axis - angle)))) / 2 > OFF_AXIS:
+            if float(_off_direction(axis, angle)) > OFF_AXIS:
                 angle = axis
     angle = (angle + np.pi / 2) % np.pi - np.pi / 2  # a direction, not a heading: into [-pi/2, pi/2)
     return angle + np.pi if angle <= -np.pi / 2 else angle
@@ -81,18 +97,14 @@ def row_slant(boxes: np.ndarray, members: np.ndarray) -> RowSlant | None:
     chosen = boxes[members]
     if len(chosen) < 3:
         return None
-    centres = np.stack([(chosen[:, 0] + chosen[:, 2]) / 2, (chosen[:, 1] + chosen[:, 3]) / 2], axis=1)
+    centres = box_centres(chosen)
     angle = row_angle(centres)
-    slant = np.degrees(abs(angle))
-    if slant < LEVEL_DEGREES:
+    if np.degrees(abs(angle)) < LEVEL_DEGREES:
         return None
-    distances = np.linalg.norm(centres[:, None] - centres[None, :], axis=2)
-    np.fill_diagonal(distances, np.inf)
-    steps = centres[distances.argmin(axis=1)] - centres
-    off_row = np.abs(np.angle(np.exp(1j * (np.arctan2(steps[:, 1], steps[:, 0]) - angle)) ** 2)) / 2
-    if float((off_row < ALONG_ROW).mean()) < ROW_SHARE:
+    steps = nearest_steps(centres)
+    if float((_off_direction(np.arctan2(steps[:, 1], steps[:, 0]), angle) < ALONG_ROW).mean()) < ROW_SHARE:
         return None  # a heap, not rows: no one direction to cut along
-    return RowSlant(angle, float(np.median(distances.min(axis=1))))
+    return RowSlant(angle, float(np.median(np.hypot(steps[:, 0], steps[:, 1]))))
 
 
 def steps_within_suits(tiles: list[int]) -> int:
@@ -156,7 +168,7 @@ def reading_order(boxes: np.ndarray) -> list[tuple[int, int]]:
     """
     if len(boxes) == 0:
         return []
-    centres = np.stack([(boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2], axis=1)
+    centres = box_centres(boxes)
     angle = row_angle(centres)
     cos, sin = np.cos(-angle), np.sin(-angle)
     along = centres[:, 0] * cos - centres[:, 1] * sin
@@ -273,7 +285,7 @@ class _RowFrame:
     @classmethod
     def of(cls, boxes: np.ndarray, reference: np.ndarray | None = None) -> _RowFrame:
         """The frame of all ``boxes``, with the row direction and tile sides of the ``reference`` ones."""
-        centres = np.stack([(boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2], axis=1)
+        centres = box_centres(boxes)
         chosen = boxes if reference is None else boxes[reference]
         angle = row_angle(centres if reference is None else centres[reference])
         cos, sin = np.cos(-angle), np.sin(-angle)
