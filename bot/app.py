@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import importlib
 import logging
 from collections.abc import Iterable, Sequence
@@ -153,6 +154,9 @@ async def _post_init(app: Application[Any, Any, Any, Any, Any, Any]) -> None:
     for feature in found.features:
         if feature.on_start is not None:
             await feature.on_start(app)
+    if not gc.isenabled():  # ``xuezhan run`` paused the collector for the start (cli/run.py)
+        gc.freeze()  # what start-up made (modules, resumed tables) lives on: later collections skip it
+        gc.enable()
     log.info("@%s started with features: %s", app.bot.username, ", ".join(f.name for f in found.features))
 
 

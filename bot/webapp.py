@@ -14,7 +14,6 @@ a member of the table's group.
 from __future__ import annotations
 
 import asyncio
-import gc
 import logging
 from collections.abc import Callable, Sequence
 from functools import partial
@@ -129,7 +128,6 @@ async def on_start(app: AnyApplication) -> None:
     for runner in live.runners.values():
         runner.presenter = view
         await hub.hand_started(runner, resumed=True)
-    gc.freeze()  # start-up's objects (modules, resumed tables) live on: later collections skip them
     log.info("web table served at %s for %s", url, settings.webapp_url)
 
 

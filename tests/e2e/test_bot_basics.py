@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import logging
 import time
 
@@ -188,3 +189,17 @@ async def test_a_lasting_outage_loses_one_reply_but_the_bot_keeps_serving(
     reply = await telegram.wait_for_bot_message(group)
     assert reply.text.startswith(HELP_ZH) and app.running
     assert any(r.name == "bot.app" and r.levelno == logging.ERROR for r in caplog.records)  # logged, not lost
+
+
+async def test_the_start_turns_the_collector_back_on_with_what_start_up_made_frozen(start_bot: BotFactory) -> None:
+    """``xuezhan run`` pauses the garbage collector while importing; a bot that stayed without it
+    would never free a reference cycle."""
+    gc.disable()
+    gc.unfreeze()
+    try:
+        await start_bot()
+        assert gc.isenabled()
+        assert gc.get_freeze_count() > 0
+    finally:
+        gc.enable()
+        gc.unfreeze()
