@@ -14,13 +14,22 @@ from engine.tiles import parse_tiles, parse_typed_hand
 from vision.pipeline import SMALL_TILE_LENGTH, Recognition, RecognizedTile
 
 
-def test_the_typed_example_after_no_tiles_is_a_winning_hand_in_every_language() -> None:
+def test_the_typed_example_after_no_tiles_or_small_ones_is_a_winning_hand_in_every_language() -> None:
     for language in LANGUAGES:
-        text = translator(language).t(VISION_ERRORS["no_tiles"])
-        typed = re.search(r"/score (\S+)", text)
-        assert typed is not None, (language, text)
-        hand, _ = parse_typed_hand(typed[1])
-        assert score(hand, RuleSet()).multiplier >= 1  # raises for a hand that does not win
+        for code in ("no_tiles", "too_small"):
+            text = translator(language).t(VISION_ERRORS[code], px=13)
+            typed = re.search(r"/score (\S+)", text)
+            assert typed is not None, (language, text)
+            hand, _ = parse_typed_hand(typed[1])
+            assert score(hand, RuleSet()).multiplier >= 1  # raises for a hand that does not win
+
+
+def test_tiles_too_small_to_read_are_told_their_length_and_to_come_closer() -> None:
+    assert translator("en").t(VISION_ERRORS["too_small"], px=13).startswith(
+        "I could not read any tile in that photo: what look like tiles are only about 13 px long. "
+        "Photograph the hand closer")
+    chinese = translator("zh").t(VISION_ERRORS["too_small"], px=13)
+    assert "13" in chinese and "Photograph" not in chinese
 
 
 def photo_of(long_sides: list[float], confidences: list[float]) -> Recognition:

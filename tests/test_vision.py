@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from drawn_photos import far_away_hand
 from PIL import Image
 
 from cli.main import main
@@ -278,3 +279,12 @@ def test_a_photo_of_something_else_has_no_tiles(photo, seed: int) -> None:
     with pytest.raises(VisionError) as error:
         recognize(photo(seed))
     assert error.value.code == "no_tiles"
+
+
+def test_a_hand_too_far_away_to_read_is_told_so_with_its_tile_length() -> None:
+    """Tiles found in a row but none read: the person is told the tiles are small, not that there are
+    none (a drawn cat's blobs, above, still get ``no_tiles``)."""
+    with pytest.raises(VisionError) as error:
+        recognize(far_away_hand())
+    assert error.value.code == "too_small"
+    assert error.value.params == {"px": 13}  # 10 px wide tiles of a 3:4 design, found a little large

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+from drawn_photos import turned_row
 from PIL import Image, ImageDraw
 
 from vision.classes import NUM_CLASSES
@@ -17,36 +18,9 @@ from vision.classifier import classify_with_orientation, crop_along_row, crop_ti
 from vision.layout import LEVEL_DEGREES, row_slant
 from vision.pipeline import _sessions, along_the_row
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "scripts"))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
 
-from vision_designs import make_design, sprite  # noqa: E402
-
-CLOTH = (40, 110, 70)
-
-
-def turned_row(tiles: list[Image.Image], degrees: float, pitch: int) -> tuple[Image.Image, np.ndarray]:
-    """``tiles`` side by side, touching, each ``pitch`` wide, on a green cloth, the whole row
-    turned ``degrees`` counter-clockwise; and each tile's upright bounding box in the picture."""
-    width, height = pitch * len(tiles), round(pitch * tiles[0].height / tiles[0].width)
-    row = Image.new("RGBA", (width, height))
-    for index, tile in enumerate(tiles):
-        row.paste(tile.resize((pitch, height), Image.LANCZOS), (index * pitch, 0))
-    turned = row.rotate(degrees, expand=True, resample=Image.BICUBIC)
-    picture = Image.new("RGB", (turned.width + 40, turned.height + 40), CLOTH)
-    picture.paste(turned, (20, 20), turned)
-    angle = np.radians(degrees)
-    # Where each tile's corners go: PIL turns counter-clockwise on the screen (y down).
-    centre = np.asarray([width / 2, height / 2])
-    new_centre = np.asarray([turned.width / 2 + 20, turned.height / 2 + 20])
-    turn = np.asarray([[np.cos(angle), np.sin(angle)], [-np.sin(angle), np.cos(angle)]])
-    boxes = []
-    for index in range(len(tiles)):
-        corners = np.asarray([[index * pitch, 0], [(index + 1) * pitch, 0], [index * pitch, height],
-                              [(index + 1) * pitch, height]], dtype=float)
-        placed = (corners - centre) @ turn.T + new_centre
-        boxes.append([*placed.min(axis=0), *placed.max(axis=0)])
-    return picture, np.asarray(boxes, dtype=np.float32)
+from vision_designs import make_design, sprite
 
 
 def marked_tile(top: tuple[int, int, int], bottom: tuple[int, int, int]) -> Image.Image:

@@ -12,10 +12,14 @@ class VisionError(ValueError):
 
     Codes: ``not_an_image`` (bytes Pillow cannot decode), ``too_large`` (over the byte limit),
     ``too_many_pixels`` (decoded size over the pixel limit, e.g. a decompression bomb),
-    ``no_tiles`` (a readable photo in which no suited tile was found).
+    ``no_tiles`` (a readable photo in which no suited tile was found), ``too_small`` (tiles were
+    found but none could be read, and they are small in the photo: ``params["px"]`` is their median
+    long side, so the person can be told to come closer rather than that there are no tiles).
+    ``params`` holds such facts for the person's message, as ``HandError.params`` does.
     """
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: str, message: str, **params: object) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
+        self.params = params

@@ -57,6 +57,9 @@ VISION_ERRORS = {
     "no_tiles": N_("I could not find any 万, 筒 or 条 tiles in that photo. Lay the hand out in a row, "
                    "faces up, and photograph it from above, or type the hand instead: "
                    "/score 123m456m789m234p55p"),
+    "too_small": N_("I could not read any tile in that photo: what look like tiles are only about {px} px "
+                    "long. Photograph the hand closer, so that it fills the picture, or type it instead: "
+                    "/score 123m456m789m234p55p"),
 }
 REFUSALS = {
     "stale": N_("That button is out of date."),
@@ -141,7 +144,7 @@ async def on_photo(update: Update, context: Context) -> None:
         async with gate(context).turn(user.id):
             result, found = await _recognise(context, source.file_id)
     except VisionError as error:
-        await message.reply_text(texts.t(VISION_ERRORS.get(error.code, VISION_ERRORS["not_an_image"])))
+        await message.reply_text(texts.t(VISION_ERRORS.get(error.code, VISION_ERRORS["not_an_image"]), **error.params))
         return
     except TelegramError as error:
         log.warning("could not download a photo: %s", error)

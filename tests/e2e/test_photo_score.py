@@ -12,6 +12,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from drawn_photos import far_away_hand
 from fake_messages import ChatMessage
 from fake_telegram import FakeChat, FakeTelegram, FakeUser
 from harness import BotFactory
@@ -180,6 +181,9 @@ async def test_photos_that_cannot_be_read_get_a_clear_answer(
     felt = io.BytesIO()
     Image.new("RGB", (640, 480), (40, 90, 60)).save(felt, "PNG")
     assert (await answer_to(felt.getvalue())).startswith("I could not find any 万, 筒 or 条 tiles in that photo.")
+    assert (await answer_to(far_away_hand())).startswith(
+        "I could not read any tile in that photo: what look like tiles are only about 13 px long. "
+        "Photograph the hand closer")
     monkeypatch.setattr("bot.score.photo.MAX_BYTES", 1000)  # Telegram tells the size before the download
     assert (await answer_to(felt.getvalue())).startswith("That photo is too large for me.")
 
