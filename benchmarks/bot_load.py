@@ -1,7 +1,8 @@
 """Bot load benchmark: many hosted tables at once, the real bot against the fake Telegram.
 
     python benchmarks/bot_load.py [--tables 4 50] [--seconds 30] [--people 1] [--think 2] [--think-spread 0.8]
-                                  [--computer-delay 0.5] [--no-peer] [--workers 1 2 4]
+                                  [--computer-delay 0.5] [--no-peer] [--workers 1 2 4] [--startups K]
+    python benchmarks/bot_load.py --tables --startups 9   # only the start-ups, bot and peer interleaved
 
 The fake Bot API server (``tests/e2e/fake_telegram.py``, on 127.0.0.1) and the simulated people
 run in this process; the bot runs in its own process, started as an operator starts it
@@ -788,8 +789,9 @@ def seconds_arg(text: str) -> float:
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--tables", type=positive_int, nargs="+", default=[4, 50],
-                        help="concurrent tables of each run (default: 4 50)")
+    parser.add_argument("--tables", type=positive_int, nargs="*", default=[4, 50],
+                        help="concurrent tables of each run (default: 4 50; none, with --startups: only the "
+                        "start-ups)")
     parser.add_argument("--seconds", type=seconds_arg, default=30, help="measured seconds of each run (default 30)")
     parser.add_argument("--people", type=int, choices=(1, 2), default=1, help="people per table (default 1)")
     parser.add_argument("--think", type=float, default=2.0,
@@ -815,6 +817,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--profile", type=Path, default=None,
                         help="record the bot with py-spy in each window, to FILE-<tables>.<ext> (collapsed stacks)")
     args = parser.parse_args(argv)
+    if not args.tables and not args.startups:
+        parser.error("give --tables N..., --startups K, or both")
     if (not 0 <= args.think <= 60 or not 0 <= args.think_spread <= 3 or not 0 <= args.computer_delay <= 30
             or not 0 <= args.warm_up <= 600):
         parser.error("--think must be within 0..60, --think-spread 0..3, --computer-delay 0..30 and --warm-up 0..600 "
@@ -825,8 +829,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 async def main_async(args: argparse.Namespace) -> int:
     options = Options(args.people, Think(args.think, args.think_spread), args.computer_delay, args.profile,
                       args.warm_up)
-    print(f"bot load: {args.tables} tables x {args.people} person(s) + computers, {options.think.describe()}, "
-          f"computer delay {args.computer_delay}s, on {os.cpu_count()} CPU(s)")
+    if args.tables:
+        print(f"bot load: {args.tables} tables x {args.people} person(s) + computers, {options.think.describe()}, "
+              f"computer delay {args.computer_delay}s, on {os.cpu_count()} CPU(s)")
     if args.workers:
         return await compare_workers(args, options)
     pairs: list[tuple[Phase, Phase | None]] = []
@@ -842,7 +847,8 @@ async def main_async(args: argparse.Namespace) -> int:
         mine = await run_xuezhan(n, args.seconds, options)
         print_phase(mine)
         pairs.append((mine, peer))
-    print_ratios(pairs)
+    if pairs:
+        print_ratios(pairs)
     if args.startups:
         await compare_startups(args.startups, args.before)
     return 0
