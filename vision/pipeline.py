@@ -190,10 +190,11 @@ def _read(classifier, image: np.ndarray, found: Detections) -> _Reading:
     probabilities = second_look(classifier, photo, all_boxes, probabilities)
     classes = probabilities.argmax(axis=1)
     suited = np.nonzero((classes != NOT_SUITED) & one_box_per_tile(all_boxes, members))[0]
+    row = all_boxes[members]
     if len(suited) == 0:
-        raise _unread(all_boxes, f"{len(found.boxes)} tiles were found but none is a suited tile (万, 筒 or 条)")
+        raise _unread(row, f"{len(found.boxes)} tiles were found but none is a suited tile (万, 筒 or 条)")
     if probabilities[suited, classes[suited]].max() < LOW_CONFIDENCE:
-        raise _unread(all_boxes, f"only {len(suited)} unsure tile(s) were found: this does not look like a hand")
+        raise _unread(row, f"only {len(suited)} unsure tile(s) were found: this does not look like a hand")
     boxes = all_boxes[suited]
     tops = np.stack([tile_top(box, p) for box, p in zip(boxes, upright[suited], strict=True)])
     turns, order = _turn_and_order(tops, boxes, classes[suited], work.shape[1], work.shape[0])
@@ -283,13 +284,13 @@ def tile_top(box: np.ndarray, upright: float) -> np.ndarray:
     return np.asarray([sureness, 0.0]) if is_sideways(box) else np.asarray([0.0, -sureness])
 
 
-def _unread(boxes: np.ndarray, why: str) -> VisionError:
-    """The error for boxes found but none read as a hand. When they stand in a row of at least
-    SMALL_ROW like a hand's, and are small, small tiles are the likely cause: on the tuning check
-    every hand photo that failed so had tiles 14-39 px long, in rows of 6 to 28. A person told
-    "no tiles" would not think of taking the photo closer, so then the code is ``too_small``. A
-    photo of something else shows blobs, not rows (drawn cats: 3 or 4 boxes in their longest row)."""
-    row = boxes[hand_members(boxes)]
+def _unread(row: np.ndarray, why: str) -> VisionError:
+    """The error for boxes found but none read as a hand; ``row``: the boxes of the hand's rows
+    (``hand_members``). When there are at least SMALL_ROW of them and they are small, small tiles
+    are the likely cause: on the tuning check every hand photo that failed so had tiles 14-39 px
+    long, in rows of 6 to 28. A person told "no tiles" would not think of taking the photo closer,
+    so then the code is ``too_small``. A photo of something else shows blobs, not rows (drawn
+    cats: 3 or 4 boxes in their longest row)."""
     length = float(np.median(np.maximum(row[:, 2] - row[:, 0], row[:, 3] - row[:, 1]))) if len(row) else 0.0
     if len(row) >= SMALL_ROW and length < SMALL_TILE_LENGTH:
         return VisionError("too_small", f"{why}; they are about {length:.0f} px long, too small to read",
