@@ -190,11 +190,11 @@ def _read(classifier, image: np.ndarray, found: Detections) -> _Reading:
     probabilities = second_look(classifier, photo, all_boxes, probabilities)
     classes = probabilities.argmax(axis=1)
     suited = np.nonzero((classes != NOT_SUITED) & one_box_per_tile(all_boxes, members))[0]
-    row = all_boxes[members]
+    hand_row = all_boxes[members]
     if len(suited) == 0:
-        raise _unread(row, f"{len(found.boxes)} tiles were found but none is a suited tile (万, 筒 or 条)")
+        raise _unread(hand_row, f"{len(found.boxes)} tiles were found but none is a suited tile (万, 筒 or 条)")
     if probabilities[suited, classes[suited]].max() < LOW_CONFIDENCE:
-        raise _unread(row, f"only {len(suited)} unsure tile(s) were found: this does not look like a hand")
+        raise _unread(hand_row, f"only {len(suited)} unsure tile(s) were found: this does not look like a hand")
     boxes = all_boxes[suited]
     tops = np.stack([tile_top(box, p) for box, p in zip(boxes, upright[suited], strict=True)])
     turns, order = _turn_and_order(tops, boxes, classes[suited], work.shape[1], work.shape[0])
