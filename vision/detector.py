@@ -22,6 +22,8 @@ from dataclasses import dataclass
 import numpy as np
 from PIL import Image
 
+from vision.layout import long_sides
+
 INPUT_SIZE = 320
 STRIDE = 4
 SIZE_UNIT = 16.0  # the network predicts log(size / SIZE_UNIT), size in input pixels
@@ -164,15 +166,11 @@ def _look(session, image: np.ndarray, size: int, fit: float, threshold: float | 
     return Detections(boxes, scores)
 
 
-def _long_sides(boxes: np.ndarray) -> np.ndarray:
-    return np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])
-
-
 def detect(session, image: np.ndarray, threshold: float | None = None) -> Detections:
     """Find the tiles of a photo at the scale(s) that suit them; boxes in the photo's own pixels."""
     base = _look(session, image, INPUT_SIZE, 1.0, threshold)
     to_input = INPUT_SIZE / max(image.shape[:2])
-    sides = _long_sides(base.boxes) * to_input
+    sides = long_sides(base.boxes) * to_input
     median = float(np.median(sides)) if len(sides) else 0.0
     looks = [(base, 1.0)]
     fixed = _input_size(session)
@@ -184,7 +182,7 @@ def detect(session, image: np.ndarray, threshold: float | None = None) -> Detect
         return base
     boxes, scores = [], []
     for found, zoom in looks:
-        size = _long_sides(found.boxes) * to_input * zoom  # long sides in that look's input pixels
+        size = long_sides(found.boxes) * to_input * zoom  # long sides in that look's input pixels
         keep = (size >= (8 if zoom > 1 else 12)) & (size <= 170)
         if zoom == 1.0 and len(looks) > 1:
             keep &= (size >= SMALL_TILES) if any(z > 1 for _, z in looks) else (size <= LARGE_TILES)

@@ -32,6 +32,11 @@ def box_centres(boxes: np.ndarray) -> np.ndarray:
     return np.stack([(boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2], axis=1)
 
 
+def long_sides(boxes: np.ndarray) -> np.ndarray:
+    """The longer side of each of N x 4 boxes (x0 y0 x1 y1): a tile's length, standing or lying."""
+    return np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])
+
+
 def nearest_steps(centres: np.ndarray) -> np.ndarray:
     """From each of two or more centres to its nearest neighbour (N x 2): in a row of touching
     tiles, the next tile along the row."""

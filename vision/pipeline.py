@@ -22,6 +22,7 @@ from vision.errors import VisionError
 from vision.image import decode_image
 from vision.layout import (
     hand_members,
+    long_sides,
     one_box_per_tile,
     reading_order,
     row_slant,
@@ -102,7 +103,7 @@ class Recognition:
         SMALL_TILE_LENGTH are read markedly worse, whatever the design (docs/vision.md)."""
         if not self.tiles:
             return 0.0
-        return float(np.median([max(t.box[2] - t.box[0], t.box[3] - t.box[1]) for t in self.tiles]))
+        return float(np.median(long_sides(np.asarray([t.box for t in self.tiles]))))
 
     @property
     def small_tiles(self) -> bool:
@@ -291,7 +292,7 @@ def _unread(row: np.ndarray, why: str) -> VisionError:
     long, in rows of 6 to 28. A person told "no tiles" would not think of taking the photo closer,
     so then the code is ``too_small``. A photo of something else shows blobs, not rows (drawn
     cats: 3 or 4 boxes in their longest row)."""
-    length = float(np.median(np.maximum(row[:, 2] - row[:, 0], row[:, 3] - row[:, 1]))) if len(row) else 0.0
+    length = float(np.median(long_sides(row))) if len(row) else 0.0
     if len(row) >= SMALL_ROW and length < SMALL_TILE_LENGTH:
         return VisionError("too_small", f"{why}; they are about {length:.0f} px long, too small to read",
                            px=round(length))
