@@ -43,7 +43,7 @@ SECOND_LOOK_SCALES = (1.1, 0.92)
 # The tiles vote on which way up the picture is (``upright_turns``); when their mean top is
 # shorter than SURE_TURN, a reading that falls within its suits by SORTED_STEPS or more, where the
 # picture half turned rises by as much, was read from the wrong side: people sort the tiles they
-# hold from 1 up to 9. Chosen on the tuning check and the hold-out photos (docs/vision.md).
+# hold from 1 up to 9. Chosen on the tuning check and the hold-out photos (docs/vision-history.md).
 SURE_TURN = 0.7
 SORTED_STEPS = 4
 # On scenes of designs training never saw, hands whose tiles are at least this long (in pixels)
@@ -234,7 +234,7 @@ def along_the_row(classifier, photo: Image.Image, boxes: np.ndarray, members: np
 
     The new reading replaces the first: on scenes of designs kept out of training and on the
     held-out training photos it read more hands right than the boxes' crops did, alone or
-    averaged with them (docs/vision.md, eleventh session). Which way up each tile stands is
+    averaged with them (docs/vision-history.md, eleventh session). Which way up each tile stands is
     still judged from the first crops, in the picture's own frame.
     """
     slant = row_slant(boxes, members)
