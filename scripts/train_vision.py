@@ -658,6 +658,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--extra-designs", action="store_true", help="scenes also use the EXTRA_DESIGNS seeds")
     parser.add_argument("--riichi", type=float, default=0.0,
                         help="share of tile scenes of FluffyStuff Regular composed as real riichi sets (red fives...)")
+    parser.add_argument("--real-repeat", type=int, default=1,
+                        help="detector: each real photo this many times per epoch (its augmentation differs each time)")
     parser.add_argument("--more-designs", action="store_true", help="scenes also use the MORE_DESIGNS seeds")
     parser.add_argument("--recolour", type=float, default=0.0, help="classifier: share of scene crops recoloured")
     parser.add_argument("--invert", type=float, default=0.0, help="classifier: share of crops inverted")
@@ -699,7 +701,8 @@ def main(argv: list[str] | None = None) -> int:
             with torch.no_grad():
                 print(f"loaded {args.init}: largest difference {np.abs(model(pixels).numpy() - reference).max():.2e}")
         print(f"{len(real)} photos and {len(scenes)} scenes, {len(holdout)} photos held out", flush=True)
-        model = train_detector(real + scenes, holdout, checks, args.epochs or 5, args.seed, args.init, args.lr)
+        train = real * args.real_repeat + scenes
+        model = train_detector(train, holdout, checks, args.epochs or 5, args.seed, args.init, args.lr)
         dynamic = {"image": {2: "height", 3: "width"}, "output": {2: "rows", 3: "columns"}}
         export(model, torch.zeros(1, 3, INPUT_SIZE, INPUT_SIZE), args.out / "detector.onnx", dynamic)
     elif args.crops is not None and args.crops.exists():
