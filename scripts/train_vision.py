@@ -4,11 +4,13 @@
     OMP_NUM_THREADS=1 python scripts/train_vision.py all --seed 71 --out /tmp/scratch   # from scratch
 
 ``all`` trains both networks from nothing by a fixed recipe (``SCRATCH_DETECTOR``,
-``SCRATCH_CLASSIFIER``) in about 56 CPU-minutes (one thread). The shipped classifier is its
-classifier stage with ``--seed 71`` (seed 72); the shipped detector is still the end of a chain
-of fine-tunes from the models of commit 4e4e656 (``--init``; the chain is in
-docs/vision-history.md), because ``all``'s detector reads the real hold-out photos worse.
-Without ``--init`` a network starts from scratch.
+``SCRATCH_CLASSIFIER``, ``ENSEMBLE_MEMBERS``) in about 110 CPU-minutes (one thread): a detector
+and three classifiers, which ``scripts/vision_ensemble.py`` merges into one. The shipped
+classifier is what ``all --seed 71`` makes (members of seeds 72, 74 and 76); the shipped detector
+is still the end of a chain of fine-tunes from the models of commit 4e4e656 (``--init``; the
+chain is in docs/vision-history.md), because ``all``'s detector reads the real hold-out photos
+worse. Without ``--init`` a network starts from scratch; ``--init`` takes one member, not the
+merged classifier.
 
 Data: the training half of the shared photo set, ``../shared/vision/cmd/valid`` (the test half is
 never read here), and photo-like scenes rendered from the *training* tile designs of
@@ -615,16 +617,24 @@ def export(model: torch.nn.Module, example: torch.Tensor, path: Path, dynamic: d
 
 
 def scratch_stages(args: argparse.Namespace) -> list[list[str]]:
-    """The command lines of the two stages of ``all``: the from-scratch recipe.
+    """The command lines of the training stages of ``all``: the from-scratch recipe.
 
-    Detector first, then the fast classifier over its own 600 scenes (seed + 1), each trained once
-    with a one-cycle schedule; 56 CPU-minutes on one thread when measured (docs/vision.md).
+    Detector first, then the three fast classifiers of the shipped ensemble (``ENSEMBLE_MEMBERS``),
+    each over its own 600 scenes and into its own folder under ``OUT/members``; each network is
+    trained once with a one-cycle schedule. About 110 CPU-minutes on one thread when measured
+    (docs/vision.md). ``main`` then merges the classifiers into ``OUT/classifier.onnx``.
     """
-    common = ["--data", str(args.data), "--out", str(args.out), "--threads", str(args.threads)]
-    common += ["--all"] if args.all else []
-    detector = ["detector", "--seed", str(args.seed), *SCRATCH_DETECTOR]
-    classifier = ["classifier", "--seed", str(args.seed + 1), *SCRATCH_CLASSIFIER]
-    return [detector + common, classifier + common]
+    shared = ["--data", str(args.data), "--threads", str(args.threads)] + (["--all"] if args.all else [])
+    stages = [["detector", "--seed", str(args.seed), *SCRATCH_DETECTOR, "--out", str(args.out), *shared]]
+    for offset, extra in ENSEMBLE_MEMBERS:
+        seed = args.seed + offset
+        out = member_folder(args.out, seed)
+        stages.append(["classifier", "--seed", str(seed), *SCRATCH_CLASSIFIER, *extra, "--out", str(out), *shared])
+    return stages
+
+
+def member_folder(out: Path, seed: int) -> Path:
+    return out / "members" / f"classifier-{seed}"
 
 
 # The from-scratch recipe (``all``): every setting but the seed, the output and the data.
@@ -633,6 +643,9 @@ SCRATCH_CLASSIFIER = [
     *("--net", "fast", "--epochs", "30", "--scenes", "600", "--distractors", "4", "--receipts"),
     *("--real-share", "1", "--extra-designs", "--recolour", "0.2", "--strokes", "0.2", "--invert", "0.25"),
 ]
+# The shipped classifier is the mean of three (scripts/vision_ensemble.py): two seeds of the recipe
+# and one that also sees riichi looks of FluffyStuff Regular (seed offsets from ``all``'s --seed).
+ENSEMBLE_MEMBERS: list[tuple[int, list[str]]] = [(1, []), (3, []), (5, ["--riichi", "0.1"])]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -672,6 +685,10 @@ def main(argv: list[str] | None = None) -> int:
         for stage in scratch_stages(args):
             print("train_vision.py " + " ".join(stage), flush=True)
             main(stage)
+        from vision_ensemble import write_ensemble
+
+        members = [member_folder(args.out, args.seed + offset) / "classifier.onnx" for offset, _ in ENSEMBLE_MEMBERS]
+        write_ensemble(args.out / "classifier.onnx", members)
         return 0
     if args.data.resolve().name == "test" or "test" in args.data.resolve().parts[-2:]:
         parser.error("the test photos are for evaluation only")

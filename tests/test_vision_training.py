@@ -4,6 +4,7 @@ back for fine-tuning. Needs the training extras (torch, onnx); skips without the
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 
@@ -16,12 +17,13 @@ pytest.importorskip("onnx", reason="needs the training extras: pip install -e '.
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from train_vision import Calibrated, export, load_onnx_weights, restyle, shrink  # noqa: E402
+from train_vision import Calibrated, export, load_onnx_weights, restyle, scratch_stages, shrink  # noqa: E402
 from vision_designs import riichi_look  # noqa: E402
+from vision_ensemble import write_ensemble  # noqa: E402
 from vision_nets import FastTileClassifier  # noqa: E402
 
 from vision.classes import NUM_CLASSES  # noqa: E402
-from vision.classifier import CROP_HEIGHT, CROP_WIDTH  # noqa: E402
+from vision.classifier import CROP_HEIGHT, CROP_WIDTH, classify_with_orientation  # noqa: E402
 
 
 def ivory_crop_with_a_red_bar() -> np.ndarray:
@@ -111,3 +113,57 @@ def test_without_riichi_the_scenes_are_as_before() -> None:
     first = train_vision.render_scenes(3, seed=5, max_side=200)
     again = train_vision.render_scenes(3, seed=5, max_side=200, riichi=0.0)
     assert all(np.array_equal(a.image, b.image) for a, b in zip(first, again, strict=True))
+
+
+def exported_fast_classifier(path: Path, seed: int) -> Path:
+    """A small untrained classifier with its own weights, exported as training exports one."""
+    torch.manual_seed(seed)
+    model = FastTileClassifier().eval()
+    dynamic = {"image": {0: "n"}, "output": {0: "n"}}
+    export(Calibrated(model, 1.5), torch.zeros(1, 3, CROP_HEIGHT, CROP_WIDTH), path, dynamic)
+    return path
+
+
+def softmax(scores: np.ndarray) -> np.ndarray:
+    scores = np.exp(scores - scores.max(axis=1, keepdims=True))
+    return scores / scores.sum(axis=1, keepdims=True)
+
+
+def test_the_merged_classifier_gives_its_members_mean(tmp_path: Path) -> None:
+    """The shipped classifier is a merge of three: its probabilities are the members' mean
+    probabilities and its upright logit their mean logit, and the run time reads it as one."""
+    onnxruntime = pytest.importorskip("onnxruntime")
+    members = [exported_fast_classifier(tmp_path / f"m{seed}.onnx", seed) for seed in (1, 2, 3)]
+    write_ensemble(tmp_path / "classifier.onnx", members)
+    pixels = np.random.default_rng(0).random((5, 3, CROP_HEIGHT, CROP_WIDTH), dtype=np.float32)
+
+    def run(path: Path) -> np.ndarray:
+        return onnxruntime.InferenceSession(str(path)).run(None, {"image": pixels})[0]
+
+    outputs = [run(path) for path in members]
+    merged = run(tmp_path / "classifier.onnx")
+    assert merged.shape == (5, NUM_CLASSES + 1)
+    mean = np.mean([softmax(output[:, :NUM_CLASSES]) for output in outputs], axis=0)
+    assert np.allclose(softmax(merged[:, :NUM_CLASSES]), mean, atol=1e-5)
+    assert not np.allclose(mean, softmax(outputs[0][:, :NUM_CLASSES]), atol=1e-3)  # the members differ
+    assert np.allclose(merged[:, NUM_CLASSES], np.mean([output[:, NUM_CLASSES] for output in outputs], axis=0))
+
+    session = onnxruntime.InferenceSession(str(tmp_path / "classifier.onnx"))
+    crops = np.random.default_rng(1).integers(0, 256, (3, CROP_HEIGHT, CROP_WIDTH, 3), dtype=np.uint8)
+    probabilities, upright = classify_with_orientation(session, crops)
+    assert probabilities.shape == (3, NUM_CLASSES) and np.allclose(probabilities.sum(axis=1), 1, atol=1e-5)
+    assert upright.shape == (3,)
+
+
+def test_all_trains_the_three_members_of_the_shipped_classifier(tmp_path: Path) -> None:
+    """``all --seed 71`` is what made the shipped classifier: members of seeds 72, 74 and 76, the
+    last with riichi looks, each in its own folder, none fine-tuned from anything."""
+    args = argparse.Namespace(seed=71, out=tmp_path, data=tmp_path / "photos", threads=1, all=False)
+    detector, *classifiers = scratch_stages(args)
+    assert detector[0] == "detector" and detector[detector.index("--out") + 1] == str(tmp_path)
+    seeds = [stage[stage.index("--seed") + 1] for stage in classifiers]
+    assert seeds == ["72", "74", "76"]
+    folders = {stage[stage.index("--out") + 1] for stage in classifiers}
+    assert len(folders) == 3 and str(tmp_path) not in folders
+    assert ["--riichi" in stage for stage in classifiers] == [False, False, True]
+    assert not any("--init" in stage for stage in [detector, *classifiers])
