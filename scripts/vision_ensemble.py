@@ -16,6 +16,7 @@ Needs the training extras (onnx); never needed at run time.
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 
@@ -51,7 +52,11 @@ def merge_classifiers(members: list[Path]) -> onnx.ModelProto:
     probabilities, upright = [], []
     for index, path in enumerate(members):
         member = compose.add_prefix(onnx.load(str(path)), f"member{index}_", rename_inputs=False)
-        (output,) = (value.name for value in member.graph.output)
+        (value,) = member.graph.output
+        width = value.type.tensor_type.shape.dim[1].dim_value
+        if width != NUM_CLASSES + 1:
+            raise ValueError(f"{path} gives {width} outputs, not a classifier's {NUM_CLASSES + 1}")
+        output = value.name
         nodes += member.graph.node
         weights += member.graph.initializer
         scores, upright_logit, probability = (f"ensemble_{what}{index}" for what in ("scores", "upright", "p"))
@@ -85,11 +90,17 @@ def write_ensemble(out: Path, members: list[Path]) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = sys.argv[1:] if argv is None else argv
-    if len(args) < 2:
-        print(__doc__.strip().splitlines()[2].strip(), file=sys.stderr)
-        return 2
-    write_ensemble(Path(args[0]), [Path(arg) for arg in args[1:]])
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("out", type=Path, help="the merged classifier to write")
+    parser.add_argument("members", type=Path, nargs="+", help="exported classifiers (train_vision.py classifier)")
+    args = parser.parse_args(argv)
+    missing = [str(path) for path in args.members if not path.is_file()]
+    if missing:
+        parser.error(f"no such classifier: {', '.join(missing)}")
+    try:
+        write_ensemble(args.out, args.members)
+    except ValueError as error:
+        parser.error(str(error))
     return 0
 
 

@@ -23,7 +23,7 @@ from vision_ensemble import write_ensemble  # noqa: E402
 from vision_nets import FastTileClassifier  # noqa: E402
 
 from vision.classes import NUM_CLASSES  # noqa: E402
-from vision.classifier import CROP_HEIGHT, CROP_WIDTH, classify_with_orientation  # noqa: E402
+from vision.classifier import CROP_HEIGHT, CROP_WIDTH, _softmax, classify_with_orientation  # noqa: E402
 
 
 def ivory_crop_with_a_red_bar() -> np.ndarray:
@@ -124,11 +124,6 @@ def exported_fast_classifier(path: Path, seed: int) -> Path:
     return path
 
 
-def softmax(scores: np.ndarray) -> np.ndarray:
-    scores = np.exp(scores - scores.max(axis=1, keepdims=True))
-    return scores / scores.sum(axis=1, keepdims=True)
-
-
 def test_the_merged_classifier_gives_its_members_mean(tmp_path: Path) -> None:
     """The shipped classifier is a merge of three: its probabilities are the members' mean
     probabilities and its upright logit their mean logit, and the run time reads it as one."""
@@ -143,9 +138,9 @@ def test_the_merged_classifier_gives_its_members_mean(tmp_path: Path) -> None:
     outputs = [run(path) for path in members]
     merged = run(tmp_path / "classifier.onnx")
     assert merged.shape == (5, NUM_CLASSES + 1)
-    mean = np.mean([softmax(output[:, :NUM_CLASSES]) for output in outputs], axis=0)
-    assert np.allclose(softmax(merged[:, :NUM_CLASSES]), mean, atol=1e-5)
-    assert not np.allclose(mean, softmax(outputs[0][:, :NUM_CLASSES]), atol=1e-3)  # the members differ
+    mean = np.mean([_softmax(output[:, :NUM_CLASSES]) for output in outputs], axis=0)
+    assert np.allclose(_softmax(merged[:, :NUM_CLASSES]), mean, atol=1e-5)
+    assert not np.allclose(mean, _softmax(outputs[0][:, :NUM_CLASSES]), atol=1e-3)  # the members differ
     assert np.allclose(merged[:, NUM_CLASSES], np.mean([output[:, NUM_CLASSES] for output in outputs], axis=0))
 
     session = onnxruntime.InferenceSession(str(tmp_path / "classifier.onnx"))
