@@ -143,6 +143,21 @@ async def test_a_send_that_gives_up_waiting_leaves_its_turn_to_the_next() -> Non
         await sends.close()
 
 
+async def test_a_private_chats_send_goes_before_a_groups_that_came_just_before_it() -> None:
+    # One turn of the bot's every 0.3 s (groups' own buckets never full): 1 at once, then the private
+    # chat 7 before the group -100 that started waiting first.
+    sends = Sends(TelegramRateLimiter(overall_max_rate=1, overall_time_period=0.3, group_max_rate=100,
+                                      group_time_period=1))
+    try:
+        sends.open(1)
+        await until(lambda: sends.entered == [1])
+        await sends.open_waiting(-100, 7)
+        await until(lambda: len(sends.entered) == 3)
+        assert sends.entered == [1, 7, -100]
+    finally:
+        await sends.close()
+
+
 @pytest.mark.both_backends
 async def test_with_shared_turns_a_turn_left_unused_goes_to_a_send_waiting_in_the_process(db_url: str) -> None:
     store = await open_storage(db_url)  # the schema, with its rate_slots table
