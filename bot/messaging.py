@@ -12,7 +12,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-from telegram import Bot, CallbackQuery, InlineKeyboardMarkup
+from telegram import Bot, CallbackQuery, InlineKeyboardMarkup, Message
 from telegram.error import BadRequest
 
 TEXT_LIMIT = 4096
@@ -56,7 +56,15 @@ def is_not_modified(error: BadRequest) -> bool:
 
 async def edit_query_text(query: CallbackQuery, text: str, markup: InlineKeyboardMarkup | None = None,
                           **kwargs: Any) -> None:
-    """Edit the text of the message a button was pressed on; unchanged content is fine."""
+    """Edit the text of the message a button was pressed on; unchanged content is fine.
+
+    A press on the option a menu already shows changes nothing: the update carries the message as
+    shown, so such an edit is not sent at all (it would spend one of the chat's sends on a refusal).
+    Text with markup (``parse_mode``) is shown without it, so it is always sent."""
+    shown = query.message
+    if (isinstance(shown, Message) and "parse_mode" not in kwargs and shown.text == fit_text(text)
+            and shown.reply_markup == markup):
+        return
     try:
         await query.edit_message_text(text, reply_markup=markup, **kwargs)
     except BadRequest as error:

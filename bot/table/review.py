@@ -7,7 +7,8 @@ their seat could see. Each moment comes back as a small picture with a few plain
 
 The review is worked out off the event loop (a worker thread, one review at a time), after the
 press has been answered, so it never holds up a table. Only the person who sat in the hand can
-review it: the press is checked against the hand's seats in storage.
+review it: the press is checked against the hand's seats in storage. What is being worked out
+belongs to the bot that started it (``Reviews``) and stops with it.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import asyncio
 import contextlib
 import logging
 import re
-from collections.abc import Sequence
+from collections.abc import Coroutine, Sequence
 from typing import Any
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
@@ -37,9 +38,31 @@ log = logging.getLogger(__name__)
 
 PREFIX = "rv"
 PATTERN = re.compile(rf"^{PREFIX}:(\d+)$")
-BUSY_KEY = "xuezhan.review.busy"
+REVIEWS_KEY = "xuezhan.reviews"
 OFFERS_REMEMBERED = 10_000
-ONE_AT_A_TIME = asyncio.Semaphore(1)  # a review is CPU work: never two at once beside the tables
+
+
+class Reviews:
+    """One bot's reviews and offers in the background: a review is CPU work, so never two at once
+    beside the tables, and never the same person's same hand twice at a time. They are the bot's,
+    not the module's: the bot's stop cancels them (a review cut off leaves nothing half done), and
+    a bot started after it in the same process (tests, ``xuezhan play``) starts with a free turn."""
+
+    def __init__(self) -> None:
+        self.turn = asyncio.Semaphore(1)
+        self.busy: set[tuple[int, int]] = set()
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    def spawn(self, work: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
+        task = asyncio.get_running_loop().create_task(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    async def stop(self) -> None:
+        for task in list(self._tasks):
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
 
 
 def review_data(hand_id: int) -> str:
@@ -50,11 +73,11 @@ class ReviewOffers:
     """Wraps the tables' presenter: passes every call on, and when a hand ends offers 复盘 to
     each person who sat in it (in the background, so the table is not kept waiting)."""
 
-    def __init__(self, inner: Any, bot: Any) -> None:
+    def __init__(self, inner: Any, bot: Any, reviews: Reviews) -> None:
         self.inner = inner
         self.bot = bot
+        self.reviews = reviews
         self._offered: set[int] = set()
-        self._tasks: set[asyncio.Task[None]] = set()
 
     def __getattr__(self, name: str) -> Any:  # seat_texts, group_texts, forget, close, ...
         return getattr(self.inner, name)
@@ -68,9 +91,7 @@ class ReviewOffers:
             if len(self._offered) > OFFERS_REMEMBERED:
                 self._offered.clear()  # old hands are long settled; a repeat offer is harmless
             self._offered.add(runner.hand.id)
-            task = asyncio.get_running_loop().create_task(self._offer(runner))
-            self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard)
+            self.reviews.spawn(self._offer(runner))
 
     async def prompt(self, runner: TableRunner, seat: int) -> None:
         await self.inner.prompt(runner, seat)
@@ -96,13 +117,20 @@ class ReviewOffers:
 
 async def on_start(app: AnyApplication) -> None:
     """Wrap the live tables' presenter (after the web feature, so both views keep working)."""
+    reviews = app.bot_data[REVIEWS_KEY] = Reviews()
     live = app.bot_data.get(TABLES_KEY)
     if live is None:
         return
-    offers = ReviewOffers(live.presenter, app.bot)
+    offers = ReviewOffers(live.presenter, app.bot, reviews)
     live.presenter = offers
     for runner in live.runners.values():
         runner.presenter = offers
+
+
+async def on_stop(app: AnyApplication) -> None:
+    reviews: Reviews | None = app.bot_data.pop(REVIEWS_KEY, None)
+    if reviews is not None:
+        await reviews.stop()
 
 
 async def on_press(update: Update, context: Context) -> None:
@@ -121,14 +149,14 @@ async def on_press(update: Update, context: Context) -> None:
     if seat is None:
         await query.answer(tr.t("Only a player of that hand can review it."))
         return
-    busy: set[tuple[int, int]] = context.bot_data.setdefault(BUSY_KEY, set())
-    if (hand.id, user_id) in busy:
+    reviews: Reviews = context.bot_data[REVIEWS_KEY]
+    if (hand.id, user_id) in reviews.busy:
         await query.answer(tr.t("Already working on it."))
         return
     await query.answer(tr.t("Reviewing your hand; the moments follow shortly."))
-    busy.add((hand.id, user_id))
-    task = asyncio.get_running_loop().create_task(_send_review(context.bot, storage, hand, seat, user_id, tr))
-    task.add_done_callback(lambda _: busy.discard((hand.id, user_id)))
+    reviews.busy.add((hand.id, user_id))
+    task = reviews.spawn(_send_review(context.bot, storage, hand, seat, user_id, tr, reviews.turn))
+    task.add_done_callback(lambda _: reviews.busy.discard((hand.id, user_id)))
 
 
 async def _hand(storage: Storage, hand_id: int) -> Hand | None:
@@ -146,7 +174,8 @@ async def _seat_of(storage: Storage, hand: Hand, user_id: int) -> int | None:
     return None
 
 
-async def _send_review(bot: Any, storage: Storage, hand: Hand, seat: int, user_id: int, tr: Translator) -> None:
+async def _send_review(bot: Any, storage: Storage, hand: Hand, seat: int, user_id: int, tr: Translator,
+                       turn: asyncio.Semaphore) -> None:
     # The review's search and pictures load with the first review, not before the bot polls.
     from bot.review_text import moment_picture, moment_text, nothing_to_add
     from engine.review import review_hand
@@ -155,7 +184,7 @@ async def _send_review(bot: Any, storage: Storage, hand: Hand, seat: int, user_i
     try:
         actions = [logged.action for logged in await storage.hand_actions(hand.id)]
         rules = RuleSet.from_dict(hand.rules)
-        async with _turn():
+        async with turn:
             moments = await asyncio.to_thread(review_hand, rules, hand.seed, hand.dealer, actions, seat)
             pictures = [await asyncio.to_thread(lambda m=m: encode_png(moment_picture(tr, m))) for m in moments]
         if not moments:
@@ -166,14 +195,9 @@ async def _send_review(bot: Any, storage: Storage, hand: Hand, seat: int, user_i
         log.exception("hand %s: 复盘 for seat %s failed", hand.id, seat)
 
 
-@contextlib.asynccontextmanager
-async def _turn() -> Any:
-    async with ONE_AT_A_TIME:
-        yield
-
-
 FEATURE = Feature(
     name="review",
     handlers=lambda: [CallbackQueryHandler(on_press, pattern=PATTERN)],
     on_start=on_start,
+    on_stop=on_stop,
 )

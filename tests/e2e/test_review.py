@@ -3,6 +3,8 @@ pictures with plain words, and nobody else can review that hand."""
 
 from __future__ import annotations
 
+import asyncio
+
 from fake_telegram import FakeTelegram
 from harness import BotFactory
 from table_players import HumanPlayer, alone_at_a_table, play_until_over
@@ -46,3 +48,27 @@ async def test_a_finished_hand_offers_a_review_that_only_its_player_can_open(
     for m in sent:
         assert "The hard computer player would" in m.caption and "Estimated cost" in m.caption
         assert len(m.caption) <= 1024
+
+
+async def test_a_review_under_way_stops_with_the_bot_and_the_next_bot_reviews(
+    telegram: FakeTelegram, start_bot: BotFactory
+) -> None:
+    """What a bot is reviewing is that bot's: its stop cancels it (nothing is left running on a
+    stopped bot's storage, or holding the one-at-a-time turn), and a bot started after it reviews."""
+    first = await start_bot(**FAST)
+    alice, group = await alone_at_a_table(telegram)
+    await play_until_over(telegram, group, [HumanPlayer(telegram, alice)], timeout=90)
+    offer = await telegram.wait_for_bot_message(
+        alice, lambda m: any((b.callback_data or "").startswith("rv:") for b in m.buttons), timeout=10
+    )
+    press = await alice.press(offer, "Review this hand")
+    await press.answer()
+    await start_bot.stop(first)  # at once: the review is still being worked out
+    assert not [t for t in asyncio.all_tasks() if "_send_review" in repr(t.get_coro())]
+
+    before = max(m.message_id for m in telegram.bot_messages(alice))
+    await start_bot(**FAST)
+    again = await alice.press(offer, "Review this hand")
+    assert await again.answer() == "Reviewing your hand; the moments follow shortly."
+    await telegram.wait_for(lambda: [m for m in telegram.bot_messages(alice) if m.message_id > before],
+                            timeout=60, what="the second bot's review")

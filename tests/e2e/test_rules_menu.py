@@ -131,3 +131,21 @@ async def test_changing_a_setting_redraws_the_open_lobby(telegram: FakeTelegram,
     await telegram.wait_for(lambda: "The table is full" in (lobby.text or ""), what="a full lobby")
     assert not any(b.text in ("Join", "Add computer") for b in lobby.buttons)
     assert "Press Join" not in lobby.text and "cap 16" in lobby.text
+
+
+async def test_a_press_that_changes_nothing_sends_no_edit(telegram: FakeTelegram, start_bot: BotFactory) -> None:
+    """Pressing the page a menu already shows (a double tap) is answered, and no edit is sent that
+    Telegram would refuse as "not modified"."""
+    await start_bot(XUEZHAN_LANG="en")
+    admin = telegram.user("Admin")
+    group = telegram.group("Friends", admins=[admin])
+    await admin.send(group, "/settings")
+    menu = await telegram.wait_for_bot_message(group)
+    winning = menu.button("Winning").callback_data
+    await (await admin.press(menu, data=winning)).answer()
+    await telegram.wait_for(lambda: any(b.text.startswith("After passing a win") for b in menu.buttons), what="group")
+    edits = len(telegram.calls_of("editMessageText"))
+    await (await admin.press(menu, data=winning, check=False)).answer()  # the page it shows, tapped again
+    await telegram.settle()
+    assert len(telegram.calls_of("editMessageText")) == edits
+    assert not [c for c in telegram.calls if c.status != 200]
