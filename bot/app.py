@@ -32,6 +32,7 @@ from telegram.ext import Application, ApplicationBuilder, BaseRateLimiter, Callb
 from bot.feature import AnyApplication, Context, Feature
 from bot.http import AiohttpRequest
 from bot.i18n import DEFAULT_LANGUAGE, LANGUAGES, N_, translator
+from bot.ratelimit import Stopping, TelegramRateLimiter
 from bot.services import HTTP_POOL_SIZE, HTTP_POOL_TIMEOUT, SERVICES_KEY, Services, services, texts_for
 from bot.settings import Settings
 from bot.shared_limits import rate_limiter_for
@@ -53,6 +54,22 @@ FEATURE_MODULES: tuple[str, ...] = (
 )
 
 
+# How long a stopping bot still waits for Telegram's turns before it gives up the sends still queued
+# (replies to a busy group wait 3 s each): docker allows a stopping container 10 s, systemd 90 s.
+SENDS_AT_STOP_SECONDS = 5.0
+
+
+class XuezhanApplication(Application[Any, Any, Any, Any, Any, Any]):
+    """PTB's Application, whose stop gives the sends still waiting for a turn a few seconds
+    (``TelegramRateLimiter.stop_waiting``) instead of waiting out every queue."""
+
+    async def stop(self) -> None:
+        limiter = self.bot.rate_limiter
+        if isinstance(limiter, TelegramRateLimiter) and self.running:
+            limiter.stop_waiting(SENDS_AT_STOP_SECONDS)
+        await super().stop()
+
+
 def load_features(names: Iterable[str] = FEATURE_MODULES) -> tuple[Feature, ...]:
     """The ``FEATURE`` of each named module, in order."""
     return tuple(importlib.import_module(name).FEATURE for name in names)
@@ -72,6 +89,7 @@ def build_application(
     chosen = tuple(features) if features is not None else load_features()
     app = (
         ApplicationBuilder()
+        .application_class(XuezhanApplication)
         .token(settings.token)
         .concurrent_updates(True)  # tables serialise their own decisions (one lock per table)
         .base_url(settings.api_url)
@@ -194,7 +212,11 @@ async def _unclaimed_press(update: Update, context: Context) -> None:
 async def _log_error(update: object, context: Context) -> None:
     """Log what a handler raised; the Application keeps serving other updates. A press whose
     handler failed because the database was away (PostgreSQL restarting) is told to try again:
-    unanswered, its spinner just stops and the press looks taken."""
+    unanswered, its spinner just stops and the press looks taken. A send the stopping bot gave up
+    (``Stopping``) is no error: it is said once, without the stack."""
+    if isinstance(context.error, Stopping):
+        log.info("%s", context.error)
+        return
     log.error("error while handling %r", update, exc_info=context.error)
     if isinstance(context.error, StorageError) and isinstance(update, Update) and update.callback_query:
         try:

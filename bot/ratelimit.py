@@ -50,7 +50,7 @@ from typing import TYPE_CHECKING, Any
 
 from aiolimiter import AsyncLimiter
 from telegram.constants import FloodLimit
-from telegram.error import BadRequest, NetworkError, RetryAfter, TimedOut
+from telegram.error import BadRequest, NetworkError, RetryAfter, TelegramError, TimedOut
 from telegram.ext import BaseRateLimiter
 from telegram.warnings import PTBDeprecationWarning
 
@@ -90,6 +90,13 @@ def chat_key(chat_id: Any) -> ChatKey | None:
     with contextlib.suppress(ValueError, TypeError):
         return int(chat_id)
     return str(chat_id)
+
+
+class Stopping(TelegramError):
+    """A send given up because the bot is stopping (``TelegramRateLimiter.stop_waiting``)."""
+
+    def __init__(self, key: ChatKey) -> None:
+        super().__init__(f"not sent to {key}: the bot is stopping")
 
 
 @dataclass
@@ -140,6 +147,7 @@ class TelegramRateLimiter(BaseRateLimiter[int]):
         # passed on is given through.
         self._waiting: dict[asyncio.Future[None], tuple[ChatKey, bool, float]] = {}
         self._coming: set[asyncio.Future[None]] = set()  # own turns of sends served by a passed one
+        self._stopped: asyncio.Future[None] | None = None  # done once the bot's stop gave up waiting
         self.stats = TurnStats()
 
     async def initialize(self) -> None:
@@ -192,6 +200,21 @@ class TelegramRateLimiter(BaseRateLimiter[int]):
         if self._overall is not None:
             await self._overall.acquire(GROUP_PATIENCE if in_group else 0.0)
 
+    def stop_waiting(self, grace: float) -> None:
+        """The bot is stopping: a send still waiting for its turn ``grace`` seconds from now, or
+        asking for one after that, gives up with ``Stopping`` instead of holding the stop.
+
+        A stopping Application waits for every handler, and a handler waits for its send's turn:
+        with a group's replies queued at 20 a minute, a stop waited for the whole queue (29 s for
+        ten replies), past what a service manager allows (docker: 10 s) before it kills."""
+        stopped = self._stop_signal()
+        asyncio.get_running_loop().call_later(grace, lambda: stopped.done() or stopped.set_result(None))
+
+    def _stop_signal(self) -> asyncio.Future[None]:
+        if self._stopped is None:
+            self._stopped = asyncio.get_running_loop().create_future()
+        return self._stopped
+
     async def _take_turn(self, key: ChatKey | None) -> None:
         """Wait for a turn of ``key``: its own, or one another send of this process passed on."""
         if key is None:
@@ -201,18 +224,21 @@ class TelegramRateLimiter(BaseRateLimiter[int]):
             await self._own_turn(key, in_group)
             self.stats.taken += 1
             return
+        stopped = self._stop_signal()
+        if stopped.done():
+            raise Stopping(key)
         loop = asyncio.get_running_loop()
         passed: asyncio.Future[None] = loop.create_future()
         self._waiting[passed] = (key, in_group, loop.time() + (GROUP_PATIENCE if in_group else 0.0))
         own = asyncio.ensure_future(self._own_turn(key, in_group))
         try:
-            await asyncio.wait((passed, own), return_when=asyncio.FIRST_COMPLETED)
+            await asyncio.wait((passed, own, stopped), return_when=asyncio.FIRST_COMPLETED)
         except asyncio.CancelledError:
-            self._waiting.pop(passed, None)
-            if passed.done() and not passed.cancelled():
-                self._pass_on(key, in_group)
-            self._pass_on_when_it_comes(own, key, in_group)
+            self._give_up(passed, own, key, in_group)
             raise
+        if not passed.done() and not own.done():  # the bot's stop ran out of patience first
+            self._give_up(passed, own, key, in_group)
+            raise Stopping(key)
         self._waiting.pop(passed, None)
         if passed.done() and not passed.cancelled():
             self._pass_on_when_it_comes(own, key, in_group)
@@ -220,6 +246,14 @@ class TelegramRateLimiter(BaseRateLimiter[int]):
             passed.cancel()
             own.result()  # (the database's errors are handled inside: the in-memory share)
         self.stats.taken += 1
+
+    def _give_up(self, passed: asyncio.Future[None], own: asyncio.Future[None], key: ChatKey, in_group: bool) -> None:
+        """A send stops waiting: a turn already passed to it, and its own when it comes, go on."""
+        self._waiting.pop(passed, None)
+        if passed.done() and not passed.cancelled():
+            self._pass_on(key, in_group)
+        passed.cancel()
+        self._pass_on_when_it_comes(own, key, in_group)
 
     def _pass_on_when_it_comes(self, own: asyncio.Future[None], key: ChatKey, in_group: bool) -> None:
         """A send was served by a passed turn (or gave up): its own turn goes on to another send."""

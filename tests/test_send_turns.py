@@ -12,7 +12,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 
 import pytest
 
-from bot.ratelimit import TelegramRateLimiter
+from bot.ratelimit import Stopping, TelegramRateLimiter
 from bot.shared_limits import SharedTurns
 from storage import open_storage
 
@@ -156,6 +156,20 @@ async def test_a_private_chats_send_goes_before_a_groups_that_came_just_before_i
         assert sends.entered == [1, 7, -100]
     finally:
         await sends.close()
+
+
+async def test_a_stopping_bot_gives_up_the_sends_still_waiting_after_its_grace(in_memory: Sends) -> None:
+    sends = in_memory
+    sends.open(1)
+    await until(lambda: sends.entered == [1])  # the minute's turn
+    await sends.open_waiting(2)  # a minute away
+    sends.limiter.stop_waiting(0.05)
+    with pytest.raises(Stopping):
+        await sends._tasks[2]
+    with pytest.raises(Stopping):  # asking after the grace: refused at once
+        async with sends.limiter.slot(3):
+            pass
+    assert sends.limiter.waiting == 0 and sends.entered == [1]
 
 
 @pytest.mark.both_backends

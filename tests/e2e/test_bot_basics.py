@@ -11,7 +11,7 @@ from fake_telegram import FakeTelegram
 from harness import BotFactory
 from telegram import Update
 
-from bot.app import load_features
+from bot.app import SENDS_AT_STOP_SECONDS, load_features
 from bot.feature import Context, Feature
 from bot.ratelimit import TelegramRateLimiter
 from bot.services import services
@@ -189,6 +189,26 @@ async def test_a_lasting_outage_loses_one_reply_but_the_bot_keeps_serving(
     reply = await telegram.wait_for_bot_message(group)
     assert reply.text.startswith(HELP_ZH) and app.running
     assert any(r.name == "bot.app" and r.levelno == logging.ERROR for r in caplog.records)  # logged, not lost
+
+
+async def test_a_stopping_bot_gives_up_a_busy_groups_queued_replies_after_a_few_seconds(
+    telegram: FakeTelegram, start_bot: BotFactory, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Forty commands in a group: twenty replies go at once, the other twenty wait for the group's
+    turns (20 a minute), a minute in all. A stop waits for them only ``SENDS_AT_STOP_SECONDS``."""
+    caplog.set_level(logging.INFO, logger="bot.app")
+    app = await start_bot(XUEZHAN_LANG="en")
+    alice = telegram.user("Alice")
+    group = telegram.group("Friends", members=[alice])
+    for _ in range(40):
+        await alice.send(group, "/rules")
+    await telegram.wait_for(lambda: len(telegram.bot_messages(group)) >= 20, timeout=20, what="the first replies")
+    began = time.monotonic()
+    await start_bot.stop(app)
+    assert time.monotonic() - began < SENDS_AT_STOP_SECONDS + 10
+    assert 20 <= len(telegram.bot_messages(group)) < 40
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+    assert any("the bot is stopping" in r.getMessage() for r in caplog.records)
 
 
 async def test_the_start_turns_the_collector_back_on_with_what_start_up_made_frozen(start_bot: BotFactory) -> None:
