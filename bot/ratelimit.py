@@ -92,6 +92,13 @@ def chat_key(chat_id: Any) -> ChatKey | None:
     return str(chat_id)
 
 
+def not_a_message(endpoint: str) -> bool:
+    """Whether a call leaves the chat as it was: reading it (getChatMember, getChat, ...) or showing
+    "typing…". Telegram's limits count messages; a group's 20 a minute spent on a permission check
+    made a press in a busy group wait seconds for its answer (38 s behind ten queued replies)."""
+    return endpoint.startswith("get") or endpoint == "sendChatAction"
+
+
 class Stopping(TelegramError):
     """A send given up because the bot is stopping (``TelegramRateLimiter.stop_waiting``)."""
 
@@ -312,7 +319,7 @@ class TelegramRateLimiter(BaseRateLimiter[int]):
         rate_limit_args: int | None,
     ) -> ApiResult:
         fit_request(data)
-        key = chat_key(data.get("chat_id"))
+        key = None if not_a_message(endpoint) else chat_key(data.get("chat_id"))
         admitted = key is not None and _ADMITTED.get() == key
         if admitted:
             _ADMITTED.set(None)  # one call per turn

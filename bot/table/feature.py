@@ -15,16 +15,18 @@ from collections.abc import Awaitable, Callable
 
 from telegram import CallbackQuery, InlineKeyboardButton, InlineKeyboardMarkup, Message, Update
 from telegram.constants import ChatMemberStatus, ChatType
-from telegram.error import TelegramError
+from telegram.error import BadRequest, TelegramError
 from telegram.ext import CallbackQueryHandler, ChatMemberHandler, CommandHandler, MessageHandler
 from telegram.ext import filters as f
 
 from bot.feature import AnyApplication, Command, Context, Feature
 from bot.i18n import N_, Translator, translator
+from bot.messaging import edit_query_text, is_not_modified
 from bot.permissions import is_chat_admin, is_chat_member, signed_id, verified_id
 from bot.services import chat_language, services, texts_for, user_language
 from bot.table import callbacks
 from bot.table.lobby import lobby_keyboard, lobby_text
+from bot.table.lobby_edits import LobbyEdits
 from bot.table.presenter import TelegramPresenter
 from bot.table.runner import Limits, Refusal, settlement_key
 from bot.table.table_rules import TABLE_RULES_PATTERN, table_rules_press
@@ -38,6 +40,8 @@ from storage.models import HandStatus, Player, PlayerKind, Table, TableStatus
 log = logging.getLogger(__name__)
 
 TABLES_KEY = "xuezhan.tables"
+LOBBY_EDITS_KEY = "xuezhan.lobby_edits"
+LOBBY_EDITS_AT_STOP_SECONDS = 5.0  # as the rate limiter's own patience at a stop
 # A press is answered once the runner has taken or refused it, or after this long, whichever is
 # first: the spinner stops at once even while the table's lock or the database is busy.
 ANSWER_FIRST_SECONDS = 0.05
@@ -71,6 +75,7 @@ async def on_start(app: AnyApplication) -> None:
     else:
         live = Tables(found.storage, presenter, JobQueueScheduler(app.job_queue), limits)
     app.bot_data[TABLES_KEY] = live
+    app.bot_data[LOBBY_EDITS_KEY] = LobbyEdits(app.bot, functools.partial(edit_lobby, app), live.chat_lock)
     await live.resume_all()
     if scheduler is not None:  # after the resume is set: a table's watch left due must not take it up first
         scheduler.begin()
@@ -78,6 +83,9 @@ async def on_start(app: AnyApplication) -> None:
 
 
 async def on_stop(app: AnyApplication) -> None:
+    lobby_edits = app.bot_data.pop(LOBBY_EDITS_KEY, None)
+    if lobby_edits is not None:
+        await lobby_edits.close(LOBBY_EDITS_AT_STOP_SECONDS)
     found = app.bot_data.pop(TABLES_KEY, None)
     if found is not None:
         await found.close()
@@ -121,17 +129,31 @@ async def render_lobby(context: Context, table: Table, texts: Translator,
                                 web_link)
 
 
-async def refresh_lobby(context: Context, table: Table, asking: str | None = None) -> None:
+def refresh_lobby(context: Context, table: Table, asking: str | None = None) -> None:
+    """Show ``table``'s lobby again (asking ``asking``) in the group's next turn, without waiting
+    for it (``bot.table.lobby_edits``)."""
+    context.bot_data[LOBBY_EDITS_KEY].show(table.id, table.chat_id, asking)
+
+
+async def edit_lobby(app: AnyApplication, table_id: int, asking: str | None) -> None:
+    """The lobby message as the table is now: its seats (and question) while it gathers players,
+    then that it started or was cancelled."""
+    table = await services(app).storage.get_table(table_id)
     if table.message_id is None:
         return
-    texts = await group_texts(context, table.chat_id)
-    text, markup = await render_lobby(context, table, texts, asking)
+    texts = await group_texts(app, table.chat_id)
+    markup: object = None
+    if table.status is TableStatus.VOIDED:
+        text = texts.t("Table #{id} is cancelled.", id=table.id)
+    elif table.status is TableStatus.LOBBY:
+        text, markup = await render_lobby(app, table, texts, asking)  # type: ignore[arg-type]
+    else:
+        text = (await render_lobby(app, table, texts))[0] + "\n\n" + texts.t("The game has started.")  # type: ignore[arg-type]
     try:
-        await context.bot.edit_message_text(text, chat_id=table.chat_id, message_id=table.message_id,
-                                            reply_markup=markup)
-    except TelegramError as error:
-        if "not modified" not in str(error):
-            log.warning("lobby %s: %s", table.id, error)
+        await app.bot.edit_message_text(text, chat_id=table.chat_id, message_id=table.message_id, reply_markup=markup)
+    except BadRequest as error:
+        if not is_not_modified(error):
+            raise
 
 
 async def group_texts(context: Context | AnyApplication, chat_id: int) -> Translator:
@@ -232,10 +254,8 @@ async def cancel_table(context: Context, table: Table, texts: Translator) -> Non
             await storage.void_hand(hand.id, "cancelled")
     await storage.set_table_status(table.id, TableStatus.VOIDED)
     await tables(context).clear_buttons(table.id, texts.t("Table #{id} is cancelled.", id=table.id))
-    if table.message_id is not None and table.status is TableStatus.LOBBY:
-        with contextlib.suppress(TelegramError):
-            await context.bot.edit_message_text(texts.t("Table #{id} is cancelled.", id=table.id),
-                                                chat_id=table.chat_id, message_id=table.message_id)
+    if table.status is TableStatus.LOBBY:  # a started table's lobby says it started: it stays so
+        refresh_lobby(context, table)
 
 
 async def table_or_none(context: Context, table_id: int) -> Table | None:
@@ -301,37 +321,37 @@ async def lobby_press(update: Update, context: Context) -> None:
             await query.answer(texts.t(problem))
             return
         await query.answer(texts.t("You are seated."))
-        await refresh_lobby(context, seated)
+        refresh_lobby(context, seated)
     elif verb == "leave":
         player = await storage.player_for_user(table.chat_id, user.id, user.full_name)
         if player.id not in table.seats:
             await query.answer(texts.t("You are not seated."))
             return
         await query.answer()
-        await refresh_lobby(context, await storage.set_seat(table.id, table.seats.index(player.id), None))
+        refresh_lobby(context, await storage.set_seat(table.id, table.seats.index(player.id), None))
     elif verb == "cpu":
         if None not in table.seats:
             await query.answer(texts.t("The table is full."))
             return
         await query.answer()
-        await refresh_lobby(context, await tables(context).fill_one_computer(table))
+        refresh_lobby(context, await tables(context).fill_one_computer(table))
     else:  # start, cancel and their questions: the drastic steps are the opener's (or an admin's)
         if not await is_manager(context, table, user.id):
             await query.answer(texts.t("Only the table's creator or a group admin can do that."), show_alert=True)
             return
         if verb == "back":
             await query.answer()
-            await refresh_lobby(context, table)
+            refresh_lobby(context, table)
         elif verb == "cancel":
             await query.answer()
-            await refresh_lobby(context, table, asking="cancel")
+            refresh_lobby(context, table, asking="cancel")
         elif verb == "drop":
             await query.answer()
             await cancel_table(context, table, texts)
         elif verb == "start" and None in table.seats:
             if await has_person(context, table, query, texts):
                 await query.answer()
-                await refresh_lobby(context, table, asking="start")
+                refresh_lobby(context, table, asking="start")
         elif await has_person(context, table, query, texts):
             await start_table(update, context, table, texts)
 
@@ -351,8 +371,10 @@ async def start_table(update: Update, context: Context, table: Table, texts: Tra
     assert query is not None
     await query.answer()
     table = await tables(context).fill_with_computers(table)
+    # Said before the hand starts, not in the background: the group may move (a supergroup) once
+    # the hand is under way, and the lobby message stays in the old group.
     text, _ = await render_lobby(context, table, texts)
-    await query.edit_message_text(text + "\n\n" + texts.t("The game has started."))
+    await edit_query_text(query, text + "\n\n" + texts.t("The game has started."))
     await tables(context).start_hand(table)
 
 
@@ -438,7 +460,7 @@ async def start_join(update: Update, context: Context, argument: str) -> None:
         await message.reply_text(texts.t(problem))
         return
     await message.reply_text(texts.t("You are seated at table #{id}. Your tiles will come here.", id=table.id))
-    await refresh_lobby(context, seated)
+    refresh_lobby(context, seated)
 
 
 # --- leaving a hand ----------------------------------------------------------------------------
@@ -458,7 +480,7 @@ async def leave(update: Update, context: Context) -> None:
         await message.reply_text(texts.t("You are not seated."))
         return
     if table.status is TableStatus.LOBBY:
-        await refresh_lobby(context, await storage.set_seat(table.id, table.seats.index(player.id), None))
+        refresh_lobby(context, await storage.set_seat(table.id, table.seats.index(player.id), None))
         await message.reply_text(texts.t("You left the table."))
         return
     await hand_over_seat(context, message, table, user.id, texts.t("{name} left; the computer plays their seat "

@@ -95,6 +95,10 @@ class Driver:
         return [g for g in self.groups if g.statuses.get(person.id, "left") not in {"left", "kicked"}]
 
 
+def unanswered(telegram: FakeTelegram) -> list[tuple[str, int, str]]:
+    return [(p.data, p.message.chat_id, p.message.shown_text[:80]) for p in telegram.unanswered_presses()]
+
+
 @pytest.mark.parametrize("seed", [1, 2])
 async def test_whatever_people_do_every_press_is_answered_and_nothing_fails(
         telegram: FakeTelegram, start_bot: BotFactory, caplog: pytest.LogCaptureFixture, seed: int) -> None:
@@ -117,7 +121,10 @@ async def test_whatever_people_do_every_press_is_answered_and_nothing_fails(
         await (driver.play() if rng.random() < 0.5 else driver.anything())
         await asyncio.sleep(rng.choice((0, 0.01, 0.05, 0.2)))
 
-    await telegram.wait_for(lambda: not telegram.unanswered_presses(), timeout=30, what="every press answered")
+    try:
+        await telegram.wait_for(lambda: not telegram.unanswered_presses(), timeout=30)
+    except AssertionError:
+        raise AssertionError(f"presses never answered: {unanswered(telegram)}") from None
     assert len(driver.presses) > STEPS // 3
     assert any(m.photo_file_id for p in players for m in telegram.bot_messages(p))  # a hand was dealt and shown
     errors = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
