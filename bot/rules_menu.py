@@ -410,7 +410,7 @@ async def _refresh_lobbies(context: Context, chat_id: int) -> None:
 
     for table in await services(context).storage.open_tables(chat_id):
         if table.status is TableStatus.LOBBY:
-            await refresh_lobby(context, table)
+            refresh_lobby(context, table)
 
 
 FEATURE = Feature(

@@ -131,8 +131,10 @@ async def render_lobby(context: Context, table: Table, texts: Translator,
 
 def refresh_lobby(context: Context, table: Table, asking: str | None = None) -> None:
     """Show ``table``'s lobby again (asking ``asking``) in the group's next turn, without waiting
-    for it (``bot.table.lobby_edits``)."""
-    context.bot_data[LOBBY_EDITS_KEY].show(table.id, table.chat_id, asking)
+    for it (``bot.table.lobby_edits``). Without the table feature running there is none to show."""
+    edits: LobbyEdits | None = context.bot_data.get(LOBBY_EDITS_KEY)
+    if edits is not None:
+        edits.show(table.id, table.chat_id, asking)
 
 
 async def edit_lobby(app: AnyApplication, table_id: int, asking: str | None) -> None:

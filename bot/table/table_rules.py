@@ -135,4 +135,4 @@ async def table_rules_press(update: Update, context: Context) -> None:
         await edit_query_text(query, _text(table, texts, group), group_keyboard(group, current, texts, prefix))
     else:
         await edit_query_text(query, _text(table, texts), _main(table, current, texts))
-    await refresh_lobby(context, table)
+    refresh_lobby(context, table)

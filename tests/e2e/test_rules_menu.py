@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import logging
+
+import pytest
 from fake_telegram import FakeTelegram
 from harness import BotFactory
 
@@ -149,3 +152,18 @@ async def test_a_press_that_changes_nothing_sends_no_edit(telegram: FakeTelegram
     await telegram.settle()
     assert len(telegram.calls_of("editMessageText")) == edits
     assert not [c for c in telegram.calls if c.status != 200]
+
+
+async def test_a_new_preset_is_shown_in_the_open_lobby(telegram: FakeTelegram, start_bot: BotFactory,
+                                                     caplog: pytest.LogCaptureFixture) -> None:
+    await start_bot(XUEZHAN_LANG="en")
+    admin = telegram.user("Admin")
+    group = telegram.group("Friends", admins=[admin])
+    await admin.send(group, "/newgame")
+    lobby = await telegram.wait_for_bot_message(group, lambda m: "table #" in (m.text or ""))
+    assert "Rules: Chengdu" in lobby.text
+    await admin.send(group, "/settings")
+    menu = await telegram.wait_for_bot_message(group, lambda m: bool(m.buttons), after=lobby.message_id)
+    await (await admin.press(menu, data="st:p:xueliu")).answer()
+    await telegram.wait_for(lambda: "Rules: bloody river" in (lobby.text or ""), what="the lobby with the new preset")
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
