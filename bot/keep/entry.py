@@ -51,10 +51,24 @@ def may_record(view: View, user_id: int, context: Context) -> bool:
 
 
 async def panel_press(update: Update, context: Context) -> None:
-    query, user = update.callback_query, update.effective_user
-    if query is None or user is None or query.data is None:
+    """A press is answered and recorded holding the session's lock; the panel is redrawn after
+    the lock is let go. The redraw is a group edit, which waits for the group's turn (20 a
+    minute): made holding the lock, it kept the next press from being answered for seconds."""
+    query = update.callback_query
+    if query is None or query.data is None:
         return
     texts = await texts_for(update, context)
+    match = PRESS.match(query.data)
+    assert match is not None
+    session_id = int(match[1])
+    if await _press_holding_the_lock(update, context, texts):
+        await refresh(context, query.message, session_id, texts)
+
+
+async def _press_holding_the_lock(update: Update, context: Context, texts: Translator) -> bool:
+    """Answer and record a press; whether the panel is to be redrawn."""
+    query, user = update.callback_query, update.effective_user
+    assert query is not None and query.data is not None and user is not None
     match = PRESS.match(query.data)
     assert match is not None
     session_id, pressed_version, code, arg = int(match[1]), int(match[2]), match[3], match[4]
@@ -64,26 +78,25 @@ async def panel_press(update: Update, context: Context) -> None:
             view = await load_view(context, session_id)
         except NotFound:  # a forged or ancient button: answer it like any other stale one
             await query.answer(texts.t("This button is no longer active."))
-            return
+            return False
         chat_id = query.message.chat.id if query.message else None
         if view.session.chat_id != chat_id or view.session.status is not SessionStatus.OPEN:
             await query.answer(texts.t("This button is no longer active."))
-            return
+            return False
         if pressed_version != version(view):
             await query.answer(texts.t("That button is out of date."))
-            await refresh(context, query.message, session_id, texts)
-            return
+            return True
         if not may_record(view, user.id, context):
             await query.answer(texts.t("Only the players of this session can record."), show_alert=True)
-            return
+            return False
         draft = found.drafts.get(session_id)
         if code == "ey" and draft is not None and draft.step == "confirm_end":
             await query.answer()
             await finish(context, query.message, view, texts)
-            return
+            return False
         answer = await apply_press(context, view, draft, code, arg, texts)
         await query.answer(answer)
-        await refresh(context, query.message, session_id, texts)
+        return True
 
 
 def _seat(arg: str | None, allowed: list[int]) -> int | None:
@@ -325,4 +338,4 @@ async def hand_reply(update: Update, context: Context) -> None:
                 await wall_position(context, view, draft, book.final_hand(text, wall_seat(view, draft)), texts)
         except HandError as error:  # shown on the panel, under the question it answers
             draft.error = hand_error_text(error, texts)
-        await refresh(context, message.reply_to_message, session_id, texts)
+    await refresh(context, message.reply_to_message, session_id, texts)  # after the lock: see panel_press

@@ -38,3 +38,24 @@ async def test_lobby_presses_in_a_busy_group_are_answered_at_once(telegram: Fake
     # The lobby shows the table as it is after all of them: Bob seated, one computer player.
     await telegram.wait_for(lambda: "Bob" in (lobby.text or "") and "AI-1" in (lobby.text or ""), timeout=90,
                             what="the lobby shown as it is now")
+
+
+async def test_scorekeeping_presses_in_a_busy_group_are_answered_at_once(telegram: FakeTelegram,
+                                                                         start_bot: BotFactory) -> None:
+    await start_bot(XUEZHAN_LANG="en")
+    alice, bob = telegram.user("Alice"), telegram.user("Bob")
+    group = telegram.group("Real tiles", members=[alice, bob], admins=[alice])
+    await alice.send(group, "/keep me 老王 Dave")
+    lobby = await telegram.wait_for_bot_message(group, lambda m: "I'm in" in str(m.buttons))
+    await (await bob.press(lobby, "I'm in")).answer()
+    panel = await telegram.wait_for_bot_message(group, lambda m: (m.text or "").startswith("Scorekeeping #"))
+    for _ in range(40):
+        await alice.send(group, "/rules")
+    await telegram.wait_for(lambda: len(telegram.bot_messages(group)) >= 20, timeout=20, what="the first replies")
+
+    kong = panel.button("Kong").callback_data
+    await (await bob.press(panel, data=kong)).answer(timeout=5)  # its panel edit waits for a group turn
+    began = time.monotonic()
+    second = await bob.press(panel, data=kong, check=False)  # a second tap meanwhile
+    await second.answer(timeout=5)
+    assert time.monotonic() - began < 2.0
