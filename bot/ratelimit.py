@@ -92,6 +92,18 @@ def chat_key(chat_id: Any) -> ChatKey | None:
     return str(chat_id)
 
 
+@contextlib.asynccontextmanager
+async def chat_turn(bot: Any, chat_id: int) -> AsyncIterator[None]:
+    """Wait for ``chat_id``'s turn under the bot's limiter (``TelegramRateLimiter.slot``), so that
+    what is sent inside is built when it can go at once; without such a limiter, at once."""
+    slot = getattr(getattr(bot, "rate_limiter", None), "slot", None)
+    if slot is None:
+        yield
+        return
+    async with slot(chat_id):
+        yield
+
+
 def not_a_message(endpoint: str) -> bool:
     """Whether a call leaves the chat as it was: reading it (getChatMember, getChat, ...) or showing
     "typing…". Telegram's limits count messages; a group's 20 a minute spent on a permission check

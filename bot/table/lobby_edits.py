@@ -15,11 +15,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from telegram.error import TelegramError
 
+from bot.ratelimit import chat_turn
 from bot.table.runner import settle
 from storage import StorageError
 
@@ -50,21 +51,12 @@ class LobbyEdits:
         while table_id in self._wanted:
             chat_id, _ = self._wanted[table_id]
             try:
-                async with self._turn(chat_id), self._lock(chat_id):
+                async with chat_turn(self._bot, chat_id), self._lock(chat_id):
                     _, asking = self._wanted.pop(table_id)
                     await self._edit(table_id, asking)
             except (TelegramError, StorageError) as error:  # the next change shows the lobby again
                 self._wanted.pop(table_id, None)
                 log.warning("lobby of table %s: %s", table_id, error)
-
-    @contextlib.asynccontextmanager
-    async def _turn(self, chat_id: int) -> AsyncIterator[None]:
-        slot = getattr(getattr(self._bot, "rate_limiter", None), "slot", None)
-        if slot is None:
-            yield
-            return
-        async with slot(chat_id):
-            yield
 
     async def close(self, seconds: float) -> None:
         await settle(set(self._senders.values()), seconds)

@@ -46,7 +46,7 @@ import logging
 import math
 import time
 from collections import OrderedDict, deque
-from collections.abc import AsyncIterator, Awaitable, Callable, Hashable, Sequence
+from collections.abc import Awaitable, Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -56,6 +56,7 @@ from telegram.error import BadRequest, Forbidden, TelegramError
 
 from bot.i18n import Translator, translator
 from bot.messaging import call_unparsed, is_not_modified
+from bot.ratelimit import chat_turn
 from bot.table import callbacks, views
 from bot.table.runner import TableRunner, ping_key, settle, settlement_key
 from engine.events import Event, EventType
@@ -479,16 +480,9 @@ class TelegramPresenter:
 
     # --- sending in turn -------------------------------------------------------------------
 
-    @contextlib.asynccontextmanager
-    async def _turn(self, chat_id: int) -> AsyncIterator[None]:
+    def _turn(self, chat_id: int) -> contextlib.AbstractAsyncContextManager[None]:
         """Wait for the chat's turn under Telegram's limits; the first call inside uses it."""
-        slot = getattr(self.bot, "rate_limiter", None)
-        slot = getattr(slot, "slot", None)
-        if slot is None:
-            yield
-            return
-        async with slot(chat_id):
-            yield
+        return chat_turn(self.bot, chat_id)
 
     # --- the group -------------------------------------------------------------------------
 
