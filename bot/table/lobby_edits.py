@@ -42,10 +42,16 @@ class LobbyEdits:
     def show(self, table_id: int, chat_id: int, asking: str | None = None) -> None:
         """Show the table's lobby (asking ``asking``) as soon as the group has a turn."""
         self._wanted[table_id] = (chat_id, asking)
-        if table_id not in self._senders:
+        running = self._senders.get(table_id)
+        if running is None or running.done():  # (a sender that just ended has not yet left the dict)
             sender = asyncio.get_running_loop().create_task(self._send(table_id))
             self._senders[table_id] = sender
-            sender.add_done_callback(lambda _: self._senders.pop(table_id, None))
+            sender.add_done_callback(self._ended)
+
+    def _ended(self, sender: asyncio.Task[None]) -> None:
+        for table_id, known in list(self._senders.items()):
+            if known is sender:
+                del self._senders[table_id]
 
     async def _send(self, table_id: int) -> None:
         while table_id in self._wanted:

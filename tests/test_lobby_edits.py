@@ -1,0 +1,51 @@
+"""The lobby's edits (``bot.table.lobby_edits``): never awaited by a press, coalesced, the latest shown."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+
+from bot.table.lobby_edits import LobbyEdits
+
+
+@contextlib.asynccontextmanager
+async def no_lock(chat_id: int) -> AsyncIterator[None]:
+    yield
+
+
+async def test_changes_made_while_an_edit_is_on_its_way_are_shown_together_and_last() -> None:
+    shown: list[tuple[int, str | None]] = []
+    release = asyncio.Event()
+
+    async def edit(table_id: int, asking: str | None) -> None:
+        await release.wait()  # the first edit waits (for the group's turn, say)
+        shown.append((table_id, asking))
+
+    edits = LobbyEdits(object(), edit, no_lock)
+    edits.show(7, -100)
+    await asyncio.sleep(0)
+    for asking in ("start", None, "cancel"):  # three changes while the first edit waits
+        edits.show(7, -100, asking)
+    release.set()
+    await edits.close(5)
+    assert shown == [(7, None), (7, "cancel")]  # the first, then the latest once
+
+    edits.show(7, -100, "start")  # the sender has ended: a new one takes it
+    await edits.close(5)
+    assert shown[-1] == (7, "start")
+
+
+async def test_a_show_after_the_sender_ended_starts_another() -> None:
+    shown: list[str | None] = []
+
+    async def edit(table_id: int, asking: str | None) -> None:
+        shown.append(asking)
+
+    edits = LobbyEdits(object(), edit, no_lock)
+    edits.show(1, -100, "a")
+    sender = next(iter(edits._senders.values()))
+    await asyncio.wait([sender])
+    edits.show(1, -100, "b")
+    await edits.close(5)
+    assert shown == ["a", "b"]
