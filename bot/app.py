@@ -32,7 +32,7 @@ from telegram.ext import Application, ApplicationBuilder, BaseRateLimiter, Callb
 from bot.feature import AnyApplication, Context, Feature
 from bot.http import AiohttpRequest
 from bot.i18n import DEFAULT_LANGUAGE, LANGUAGES, N_, translator
-from bot.ratelimit import Stopping, TelegramRateLimiter
+from bot.ratelimit import STOP_GRACE_SECONDS, Stopping, TelegramRateLimiter
 from bot.services import HTTP_POOL_SIZE, HTTP_POOL_TIMEOUT, SERVICES_KEY, Services, services, texts_for
 from bot.settings import Settings
 from bot.shared_limits import rate_limiter_for
@@ -54,11 +54,6 @@ FEATURE_MODULES: tuple[str, ...] = (
 )
 
 
-# How long a stopping bot still waits for Telegram's turns before it gives up the sends still queued
-# (replies to a busy group wait 3 s each): docker allows a stopping container 10 s, systemd 90 s.
-SENDS_AT_STOP_SECONDS = 5.0
-
-
 class XuezhanApplication(Application[Any, Any, Any, Any, Any, Any]):
     """PTB's Application, whose stop gives the sends still waiting for a turn a few seconds
     (``TelegramRateLimiter.stop_waiting``) instead of waiting out every queue."""
@@ -66,7 +61,7 @@ class XuezhanApplication(Application[Any, Any, Any, Any, Any, Any]):
     async def stop(self) -> None:
         limiter = self.bot.rate_limiter
         if isinstance(limiter, TelegramRateLimiter) and self.running:
-            limiter.stop_waiting(SENDS_AT_STOP_SECONDS)
+            limiter.stop_waiting(STOP_GRACE_SECONDS)
         await super().stop()
 
 

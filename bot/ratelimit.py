@@ -79,6 +79,10 @@ CHAT_CALLS_IN_FLIGHT = HTTP_POOL_SIZE - 4
 # gave 0.40 s, with the groups' pictures 4.7 s behind instead of 4.2 s).
 GROUP_PATIENCE = 4.0
 
+# How long a stopping bot still waits for Telegram's turns before it gives up the sends still queued
+# (replies to a busy group wait 3 s each): docker allows a stopping container 10 s, systemd 90 s.
+STOP_GRACE_SECONDS = 5.0
+
 # The chat whose turn the current task holds (set by ``slot``, used by its next call there).
 _ADMITTED: ContextVar[ChatKey | None] = ContextVar("xuezhan_rate_slot", default=None)
 

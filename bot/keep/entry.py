@@ -7,9 +7,10 @@ booked with the record in one storage call.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
-from telegram import Message, Update
+from telegram import CallbackQuery, Message, Update
 from telegram.ext import filters
 
 from bot.feature import Context
@@ -54,23 +55,19 @@ async def panel_press(update: Update, context: Context) -> None:
     """A press is answered and recorded holding the session's lock; the panel is redrawn after
     the lock is let go. The redraw is a group edit, which waits for the group's turn (20 a
     minute): made holding the lock, it kept the next press from being answered for seconds."""
-    query = update.callback_query
-    if query is None or query.data is None:
+    query, user = update.callback_query, update.effective_user
+    if query is None or user is None or query.data is None:
         return
     texts = await texts_for(update, context)
     match = PRESS.match(query.data)
     assert match is not None
-    session_id = int(match[1])
-    if await _press_holding_the_lock(update, context, texts):
-        await refresh(context, query.message, session_id, texts)
+    if await _press_holding_the_lock(query, user.id, match, context, texts):
+        await refresh(context, query.message, int(match[1]), texts)
 
 
-async def _press_holding_the_lock(update: Update, context: Context, texts: Translator) -> bool:
+async def _press_holding_the_lock(query: CallbackQuery, user_id: int, match: re.Match[str], context: Context,
+                                  texts: Translator) -> bool:
     """Answer and record a press; whether the panel is to be redrawn."""
-    query, user = update.callback_query, update.effective_user
-    assert query is not None and query.data is not None and user is not None
-    match = PRESS.match(query.data)
-    assert match is not None
     session_id, pressed_version, code, arg = int(match[1]), int(match[2]), match[3], match[4]
     found = keeper(context)
     async with found.lock(session_id):
@@ -86,7 +83,7 @@ async def _press_holding_the_lock(update: Update, context: Context, texts: Trans
         if pressed_version != version(view):
             await query.answer(texts.t("That button is out of date."))
             return True
-        if not may_record(view, user.id, context):
+        if not may_record(view, user_id, context):
             await query.answer(texts.t("Only the players of this session can record."), show_alert=True)
             return False
         draft = found.drafts.get(session_id)

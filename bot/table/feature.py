@@ -23,6 +23,7 @@ from bot.feature import AnyApplication, Command, Context, Feature
 from bot.i18n import N_, Translator, translator
 from bot.messaging import edit_query_text, is_not_modified
 from bot.permissions import is_chat_admin, is_chat_member, signed_id, verified_id
+from bot.ratelimit import STOP_GRACE_SECONDS
 from bot.services import chat_language, services, texts_for, user_language
 from bot.table import callbacks
 from bot.table.lobby import lobby_keyboard, lobby_text
@@ -41,7 +42,6 @@ log = logging.getLogger(__name__)
 
 TABLES_KEY = "xuezhan.tables"
 LOBBY_EDITS_KEY = "xuezhan.lobby_edits"
-LOBBY_EDITS_AT_STOP_SECONDS = 5.0  # as the rate limiter's own patience at a stop
 # A press is answered once the runner has taken or refused it, or after this long, whichever is
 # first: the spinner stops at once even while the table's lock or the database is busy.
 ANSWER_FIRST_SECONDS = 0.05
@@ -85,7 +85,7 @@ async def on_start(app: AnyApplication) -> None:
 async def on_stop(app: AnyApplication) -> None:
     lobby_edits = app.bot_data.pop(LOBBY_EDITS_KEY, None)
     if lobby_edits is not None:
-        await lobby_edits.close(LOBBY_EDITS_AT_STOP_SECONDS)
+        await lobby_edits.close(STOP_GRACE_SECONDS)
     found = app.bot_data.pop(TABLES_KEY, None)
     if found is not None:
         await found.close()
@@ -107,12 +107,12 @@ async def open_table(context: Context, chat_id: int) -> Table | None:
 # --- the lobby ---------------------------------------------------------------------------------
 
 
-def join_argument(context: Context, table_id: int) -> str:
+def join_argument(context: Context | AnyApplication, table_id: int) -> str:
     """The signed table id of a "Start me" link: ids are sequential, signatures are not."""
     return signed_id(services(context).settings.token, "join", table_id)
 
 
-async def render_lobby(context: Context, table: Table, texts: Translator,
+async def render_lobby(context: Context | AnyApplication, table: Table, texts: Translator,
                        asking: str | None = None) -> tuple[str, object]:
     storage = services(context).storage
     chat = await storage.get_chat(table.chat_id)
@@ -148,14 +148,20 @@ async def edit_lobby(app: AnyApplication, table_id: int, asking: str | None) -> 
     if table.status is TableStatus.VOIDED:
         text = texts.t("Table #{id} is cancelled.", id=table.id)
     elif table.status is TableStatus.LOBBY:
-        text, markup = await render_lobby(app, table, texts, asking)  # type: ignore[arg-type]
+        text, markup = await render_lobby(app, table, texts, asking)
     else:
-        text = (await render_lobby(app, table, texts))[0] + "\n\n" + texts.t("The game has started.")  # type: ignore[arg-type]
+        text = await started_lobby(app, table, texts)
     try:
         await app.bot.edit_message_text(text, chat_id=table.chat_id, message_id=table.message_id, reply_markup=markup)
     except BadRequest as error:
         if not is_not_modified(error):
             raise
+
+
+async def started_lobby(context: Context | AnyApplication, table: Table, texts: Translator) -> str:
+    """The lobby message once the game started: who sat down, and no buttons."""
+    text, _ = await render_lobby(context, table, texts)
+    return text + "\n\n" + texts.t("The game has started.")
 
 
 async def group_texts(context: Context | AnyApplication, chat_id: int) -> Translator:
@@ -375,8 +381,7 @@ async def start_table(update: Update, context: Context, table: Table, texts: Tra
     table = await tables(context).fill_with_computers(table)
     # Said before the hand starts, not in the background: the group may move (a supergroup) once
     # the hand is under way, and the lobby message stays in the old group.
-    text, _ = await render_lobby(context, table, texts)
-    await edit_query_text(query, text + "\n\n" + texts.t("The game has started."))
+    await edit_query_text(query, await started_lobby(context, table, texts))
     await tables(context).start_hand(table)
 
 
@@ -609,7 +614,7 @@ async def repost_lobbies(context: Context | AnyApplication, chat_id: int) -> Non
         if table.status is not TableStatus.LOBBY:
             continue
         texts = await group_texts(context, chat_id)
-        text, markup = await render_lobby(context, table, texts)  # type: ignore[arg-type]
+        text, markup = await render_lobby(context, table, texts)
         try:
             sent = await context.bot.send_message(chat_id, text, reply_markup=markup)
         except TelegramError as error:

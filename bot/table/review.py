@@ -28,7 +28,7 @@ from bot.feature import AnyApplication, Context, Feature
 from bot.i18n import Translator, translator
 from bot.services import services, user_language
 from bot.table.feature import TABLES_KEY
-from bot.table.runner import TableRunner
+from bot.table.runner import TableRunner, settle
 from engine.events import Event
 from engine.rules import RuleSet
 from storage import NotFound, Storage
@@ -60,9 +60,7 @@ class Reviews:
         return task
 
     async def stop(self) -> None:
-        for task in list(self._tasks):
-            task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
+        await settle(self._tasks, 0)
 
 
 def review_data(hand_id: int) -> str:

@@ -11,9 +11,9 @@ from fake_telegram import FakeTelegram
 from harness import BotFactory
 from telegram import Update
 
-from bot.app import SENDS_AT_STOP_SECONDS, load_features
+from bot.app import load_features
 from bot.feature import Context, Feature
-from bot.ratelimit import TelegramRateLimiter
+from bot.ratelimit import STOP_GRACE_SECONDS, TelegramRateLimiter
 from bot.services import services
 
 HELP_ZH = "血战机器人在群里开桌"
@@ -195,7 +195,7 @@ async def test_a_stopping_bot_gives_up_a_busy_groups_queued_replies_after_a_few_
     telegram: FakeTelegram, start_bot: BotFactory, caplog: pytest.LogCaptureFixture
 ) -> None:
     """Forty commands in a group: twenty replies go at once, the other twenty wait for the group's
-    turns (20 a minute), a minute in all. A stop waits for them only ``SENDS_AT_STOP_SECONDS``."""
+    turns (20 a minute), a minute in all. A stop waits for them only ``STOP_GRACE_SECONDS``."""
     caplog.set_level(logging.INFO, logger="bot.app")
     app = await start_bot(XUEZHAN_LANG="en")
     alice = telegram.user("Alice")
@@ -205,7 +205,7 @@ async def test_a_stopping_bot_gives_up_a_busy_groups_queued_replies_after_a_few_
     await telegram.wait_for(lambda: len(telegram.bot_messages(group)) >= 20, timeout=20, what="the first replies")
     began = time.monotonic()
     await start_bot.stop(app)
-    assert time.monotonic() - began < SENDS_AT_STOP_SECONDS + 10
+    assert time.monotonic() - began < STOP_GRACE_SECONDS + 10
     assert 20 <= len(telegram.bot_messages(group)) < 40
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
     assert any("the bot is stopping" in r.getMessage() for r in caplog.records)
