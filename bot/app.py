@@ -65,6 +65,25 @@ class XuezhanApplication(Application[Any, Any, Any, Any, Any, Any]):
         await super().stop()
 
 
+class _UpdatesPulledWhileStopping(logging.Filter):
+    """PTB logs CRITICAL "Updater stopped unexpectedly" when a long poll brings updates just after
+    the stop began. The stop was asked for, and those updates, never confirmed, come again at the
+    next start: nothing is lost. An operator restarting a busy bot would read the CRITICAL line as
+    a crash, so it is said at INFO, in words that say what happened."""
+
+    PTB_MESSAGE = "Updater stopped unexpectedly."
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if not (isinstance(record.msg, str) and record.msg.startswith(self.PTB_MESSAGE)):
+            return True
+        record.levelno, record.levelname = logging.INFO, logging.getLevelName(logging.INFO)
+        record.msg, record.args = "stopping: the updates that came during the stop are left for the next start", ()
+        return logging.getLogger(record.name).isEnabledFor(logging.INFO)
+
+
+_STOP_RACE = _UpdatesPulledWhileStopping()
+
+
 def load_features(names: Iterable[str] = FEATURE_MODULES) -> tuple[Feature, ...]:
     """The ``FEATURE`` of each named module, in order."""
     return tuple(importlib.import_module(name).FEATURE for name in names)
@@ -82,6 +101,7 @@ def build_application(
     retries (``TelegramRateLimiter``), shared in the database by several workers (``bot.shared_limits``).
     """
     chosen = tuple(features) if features is not None else load_features()
+    logging.getLogger("telegram.ext.Updater").addFilter(_STOP_RACE)  # once: the same filter is not added twice
     app = (
         ApplicationBuilder()
         .application_class(XuezhanApplication)

@@ -144,6 +144,10 @@ class FakeUser:
         """Type ``text`` into ``chat`` (a group, or this user / ``user.dm`` for the DM)."""
         return self.server.user_message(self, chat, text=text, reply_to=reply_to)
 
+    async def edit(self, message: ChatMessage, text: str) -> ChatMessage:
+        """Edit a message this user sent (a typo fixed): Telegram sends the bot an ``edited_message``."""
+        return self.server.user_edit(self, message, text)
+
     async def send_photo(self, chat: FakeChat | FakeUser | int, data: bytes,
                          caption: str | None = None) -> ChatMessage:
         return self.server.user_message(self, chat, photo=data, caption=caption)
@@ -476,6 +480,20 @@ class FakeTelegram:
         message.snapshot()
         if self._bot_receives(chat_id, text or caption or "", reply_to):
             self._push_update({"message": raw})
+        return message
+
+    def user_edit(self, user: FakeUser, message: ChatMessage, text: str) -> ChatMessage:
+        if message.from_bot or message.sender_id != user.id:
+            raise AssertionError("a user can only edit their own messages")
+        message.text = text
+        message.edit_count += 1
+        raw = self._message_api(message)
+        entities = _command_entities(text)
+        if entities:
+            raw["entities"] = entities
+        message.snapshot()
+        if self._bot_receives(message.chat_id, text, None):
+            self._push_update({"edited_message": raw})
         return message
 
     def press(self, user: FakeUser, message: ChatMessage, *, text: str | None, data: str | None,

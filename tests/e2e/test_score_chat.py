@@ -120,6 +120,23 @@ async def test_a_hand_one_tile_short_answers_with_its_waits(telegram: FakeTelegr
     assert not_ready[2].startswith("Tiles that help: ")
 
 
+async def test_a_hand_fixed_by_editing_the_message_is_scored_again(
+    telegram: FakeTelegram, start_bot: BotFactory
+) -> None:
+    """People fix a typo by editing what they sent; Telegram then sends the bot the edited message."""
+    app = await start(start_bot)
+    alice = telegram.user("Alice")
+    group = await english_group(app, telegram, alice)
+    sent = await alice.send(group, "/score 1112345678999m +5")
+    wrong = await telegram.wait_for_bot_message(group, after=sent.message_id)
+    assert wrong.photo is None and "+" in wrong.text
+
+    await alice.edit(sent, "/score 1112345678999m +5m")
+    fixed = await telegram.wait_for_bot_message(group, after=wrong.message_id)
+    assert caption_lines(fixed)[0] == "1112345678999m +5m"
+    assert "full flush ×4" in caption_lines(fixed)
+
+
 @pytest.mark.parametrize(
     ("hand", "expected"),
     [
