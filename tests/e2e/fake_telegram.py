@@ -621,6 +621,8 @@ class FakeTelegram:
                  "file_size": len(self.files[file_id])}]
 
     def _bot_receives(self, chat_id: int, text: str, reply_to: ChatMessage | None) -> bool:
+        if chat_id in self.removed:  # a bot that is not a member hears nothing there
+            return False
         if chat_id > 0 or not self.privacy_mode:
             return True
         if reply_to is not None and reply_to.from_bot:

@@ -193,6 +193,30 @@ async def test_a_lasting_outage_loses_one_reply_but_the_bot_keeps_serving(
     assert any(r.name == "bot.app" and r.levelno == logging.ERROR for r in caplog.records)  # logged, not lost
 
 
+@pytest.mark.parametrize("where", ["a group that removed the bot", "a DM whose user blocked the bot"])
+async def test_a_reply_the_chat_refuses_meanwhile_is_a_warning_not_an_error(
+    telegram: FakeTelegram, start_bot: BotFactory, caplog: pytest.LogCaptureFixture, where: str
+) -> None:
+    """Found by a driver of life events: a command typed just before its group removed the bot (or
+    its user blocked it) got the reply refused (403), logged as an error with its stack, as if the
+    bot were broken. Nobody can be told, and the bot has nothing to fix."""
+    await start_bot()
+    alice = telegram.user("Alice", started=True)
+    group = telegram.group("Friends", members=[alice], admins=[alice])
+    if where.startswith("a group"):
+        await alice.send(group, "/help")
+        telegram.remove_bot(group, alice)
+    else:
+        await alice.send(alice, "/help")
+        alice.block()
+    await telegram.wait_for(lambda: telegram.calls_of("sendMessage"), what="the reply tried")
+    await telegram.settle()
+    assert [c.status for c in telegram.calls_of("sendMessage")] == [403]
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+    (warning,) = [r for r in caplog.records if r.name == "bot.app" and r.levelno == logging.WARNING]
+    assert warning.getMessage().startswith("could not answer in chat ") and warning.exc_info is None
+
+
 async def test_a_stopping_bot_gives_up_a_busy_groups_queued_replies_after_a_few_seconds(
     telegram: FakeTelegram, start_bot: BotFactory, caplog: pytest.LogCaptureFixture
 ) -> None:
