@@ -26,7 +26,7 @@ from telegram import (
     BotCommandScopeAllPrivateChats,
     Update,
 )
-from telegram.error import Forbidden, TelegramError
+from telegram.error import ChatMigrated, Forbidden, TelegramError
 from telegram.ext import Application, ApplicationBuilder, BaseRateLimiter, CallbackQueryHandler, Defaults
 
 from bot.feature import AnyApplication, Context, Feature
@@ -228,13 +228,14 @@ async def _log_error(update: object, context: Context) -> None:
     """Log what a handler raised; the Application keeps serving other updates. A press whose
     handler failed because the database was away (PostgreSQL restarting) is told to try again:
     unanswered, its spinner just stops and the press looks taken. A send the stopping bot gave up
-    (``Stopping``) is no error: it is said once, without the stack. Nor is a reply refused because
-    the chat removed or blocked the bot after the update came (``Forbidden``): nobody can be told,
-    and there is nothing to fix, so it is one warning line."""
+    (``Stopping``) is no error: it is said once, without the stack. Nor is a reply refused because,
+    after the update came, the chat removed or blocked the bot (``Forbidden``) or became a
+    supergroup (``ChatMigrated``; the next command there comes from the new chat): there is nothing
+    to fix, so it is one warning line."""
     if isinstance(context.error, Stopping):
         log.info("%s", context.error)
         return
-    if isinstance(context.error, Forbidden):
+    if isinstance(context.error, Forbidden | ChatMigrated):
         chat = update.effective_chat if isinstance(update, Update) else None
         log.warning("could not answer in chat %s: %s", chat.id if chat else "?", context.error)
         return

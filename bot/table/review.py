@@ -21,7 +21,7 @@ from collections.abc import Coroutine, Sequence
 from typing import Any
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
-from telegram.error import TelegramError
+from telegram.error import Forbidden, TelegramError
 from telegram.ext import CallbackQueryHandler
 
 from bot.feature import AnyApplication, Context, Feature
@@ -189,6 +189,8 @@ async def _send_review(bot: Any, storage: Storage, hand: Hand, seat: int, user_i
             await bot.send_message(user_id, nothing_to_add(tr))
         for i, (moment, picture) in enumerate(zip(moments, pictures, strict=True), 1):
             await bot.send_photo(user_id, picture, caption=moment_text(tr, i, moment))
+    except Forbidden as error:  # blocked the bot after pressing: nobody to tell, nothing to fix
+        log.warning("hand %s: 复盘 for seat %s not sent: %s", hand.id, seat, error)
     except Exception:  # a failed review must never reach the tables
         log.exception("hand %s: 复盘 for seat %s failed", hand.id, seat)
 

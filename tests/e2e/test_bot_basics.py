@@ -193,25 +193,29 @@ async def test_a_lasting_outage_loses_one_reply_but_the_bot_keeps_serving(
     assert any(r.name == "bot.app" and r.levelno == logging.ERROR for r in caplog.records)  # logged, not lost
 
 
-@pytest.mark.parametrize("where", ["a group that removed the bot", "a DM whose user blocked the bot"])
+@pytest.mark.parametrize("where", ["a group that removed the bot", "a DM whose user blocked the bot",
+                                   "a group that became a supergroup"])
 async def test_a_reply_the_chat_refuses_meanwhile_is_a_warning_not_an_error(
     telegram: FakeTelegram, start_bot: BotFactory, caplog: pytest.LogCaptureFixture, where: str
 ) -> None:
-    """Found by a driver of life events: a command typed just before its group removed the bot (or
-    its user blocked it) got the reply refused (403), logged as an error with its stack, as if the
-    bot were broken. Nobody can be told, and the bot has nothing to fix."""
+    """Found by a driver of life events: a command typed just before its group removed the bot,
+    became a supergroup, or its user blocked the bot got the reply refused (403, or 400 with the
+    new chat), logged as an error with its stack, as if the bot were broken."""
     await start_bot()
     alice = telegram.user("Alice", started=True)
     group = telegram.group("Friends", members=[alice], admins=[alice])
-    if where.startswith("a group"):
-        await alice.send(group, "/help")
-        telegram.remove_bot(group, alice)
-    else:
+    if where == "a DM whose user blocked the bot":
         await alice.send(alice, "/help")
         alice.block()
+    else:
+        await alice.send(group, "/help")
+        if "removed" in where:
+            telegram.remove_bot(group, alice)
+        else:
+            telegram.migrate(group)
     await telegram.wait_for(lambda: telegram.calls_of("sendMessage"), what="the reply tried")
     await telegram.settle()
-    assert [c.status for c in telegram.calls_of("sendMessage")] == [403]
+    assert [c.status for c in telegram.calls_of("sendMessage")] == [400 if "supergroup" in where else 403]
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
     (warning,) = [r for r in caplog.records if r.name == "bot.app" and r.levelno == logging.WARNING]
     assert warning.getMessage().startswith("could not answer in chat ") and warning.exc_info is None

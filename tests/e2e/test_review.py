@@ -4,7 +4,9 @@ pictures with plain words, and nobody else can review that hand."""
 from __future__ import annotations
 
 import asyncio
+import logging
 
+import pytest
 from fake_telegram import FakeTelegram
 from harness import BotFactory
 from table_players import HumanPlayer, alone_at_a_table, play_until_over
@@ -72,3 +74,22 @@ async def test_a_review_under_way_stops_with_the_bot_and_the_next_bot_reviews(
     assert await again.answer() == "Reviewing your hand; the moments follow shortly."
     await telegram.wait_for(lambda: [m for m in telegram.bot_messages(alice) if m.message_id > before],
                             timeout=60, what="the second bot's review")
+
+
+async def test_a_review_for_someone_who_blocked_the_bot_meanwhile_is_a_warning(
+    telegram: FakeTelegram, start_bot: BotFactory, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Found by a driver of life events: the review's send refused (403) was logged as a failure
+    with its stack."""
+    await start_bot(**FAST)
+    alice, group = await alone_at_a_table(telegram)
+    await play_until_over(telegram, group, [HumanPlayer(telegram, alice)], timeout=90)
+    offer = await telegram.wait_for_bot_message(
+        alice, lambda m: any((b.callback_data or "").startswith("rv:") for b in m.buttons), timeout=10
+    )
+    await (await alice.press(offer, "Review this hand")).answer()
+    alice.block()
+    await telegram.wait_for(lambda: any(c.status == 403 for c in telegram.calls), timeout=60, what="the refused send")
+    await telegram.settle()
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+    assert any("复盘 for seat" in r.getMessage() and r.levelno == logging.WARNING for r in caplog.records)
