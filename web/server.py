@@ -145,10 +145,7 @@ class WebServer:
             if not self.hub.runners:
                 raise AuthError("no_table")
             return max(self.hub.runners)
-        try:
-            return int(str(wanted))
-        except ValueError:
-            raise AuthError("no_table") from None
+        return _table_id(wanted)
 
     async def _admit(self, user: WebUser, table_id: int, hello: dict[str, Any]) -> None:
         """A Telegram login not seated at the hand in play watches only if ``may_watch`` agrees."""
@@ -176,16 +173,23 @@ class WebServer:
             return WebUser(WATCHER, ""), self._watched(hello["watch"])
         if isinstance(init_data, str) and init_data and self.bot_token is not None:
             user = check_init_data(init_data, self.bot_token, max_age=self.max_age)
-            wanted = user.start_param or hello.get("table")
-            try:
-                return user, int(str(wanted))
-            except ValueError:
-                raise AuthError("no_table") from None
+            return user, _table_id(user.start_param or hello.get("table"))
         raise AuthError("forged" if token or init_data else "malformed")
 
 
 def new_seat_secret() -> bytes:
     return secrets.token_bytes(32)
+
+
+def _table_id(wanted: Any) -> int:
+    """The table a page asks for, as a number a table id can be (a row id: 1 to 2**63 - 1)."""
+    try:
+        table_id = int(str(wanted))
+    except ValueError:
+        raise AuthError("no_table") from None
+    if not 1 <= table_id < 2**63:
+        raise AuthError("no_table")
+    return table_id
 
 
 def _json(data: Any) -> dict[str, Any]:

@@ -4,6 +4,7 @@ and ``xuezhan play``'s signed seat links. Forged, expired and other people's cre
 from __future__ import annotations
 
 import json
+import logging
 import time
 
 import aiohttp
@@ -99,3 +100,24 @@ async def test_sockets_refuse_forged_and_expired_logins_and_let_a_stranger_only_
         assert watched["view"]["hand"] == [] and watched["actions"] == [] and watched["seq"] is None
     finally:
         await server.stop()
+
+
+@pytest.mark.parametrize("asked", ["abc", 0, -1, 10**20, "9" * 5000, 1.5])
+async def test_a_table_that_cannot_exist_is_no_table_for_a_watcher_and_a_login(
+    local, caplog: pytest.LogCaptureFixture, asked: object
+) -> None:
+    """Found by a driver of junk socket messages: a watcher asking for table 10**20 reached the
+    database with a number SQLite cannot hold, and the failure was logged as an error."""
+    table, runner = await local.open_table(1)
+    url = local.server.url
+    server = WebServer(local.hub, bot_token=TOKEN, max_age=3600)
+    login_url = await server.start()
+    try:
+        watched = await hello(url, {"watch": asked})
+        seated = runner.seats[0].user_id
+        assert seated is not None
+        logged_in = await hello(login_url, {"initData": init_data(seated), "table": asked})
+    finally:
+        await server.stop()
+    assert watched[-1] == logged_in[-1] == {"type": "error", "key": "no_table"}
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
