@@ -19,7 +19,7 @@ from storage.models import PlayerKind
 
 SEATS = 4
 MAX_NAME = 32
-LOBBY_PRESS = re.compile(r"^kl:(\d+):(in|x)$")
+LOBBY_PRESS = re.compile(r"^kl:(\d{1,18}):(in|x)$")
 
 
 def parse_names(words: list[str], me: tuple[str, int],

@@ -22,7 +22,8 @@ from engine.scoring import Pattern
 from engine.settlement import KongKind, Transfer
 from storage.models import ScoreSession
 
-PRESS = re.compile(r"^kp:(\d+):(\d+):([a-z]+)(?::(\w+))?$")  # session, version, code, argument
+# session, version, code, argument (ids of at most 18 digits: SQLite's integers hold 19)
+PRESS = re.compile(r"^kp:(\d{1,18}):(\d{1,18}):([a-z]+)(?::([a-z0-9]{1,8}))?$")
 PATTERNS = tuple(Pattern)
 MAX_ROOTS = 4
 

@@ -37,7 +37,7 @@ from storage.models import Hand, HandStatus
 log = logging.getLogger(__name__)
 
 PREFIX = "rv"
-PATTERN = re.compile(rf"^{PREFIX}:(\d+)$")
+PATTERN = re.compile(rf"^{PREFIX}:(\d{{1,18}})$")  # a row id: SQLite holds up to 19 digits
 REVIEWS_KEY = "xuezhan.reviews"
 OFFERS_REMEMBERED = 10_000
 

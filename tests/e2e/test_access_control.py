@@ -220,3 +220,16 @@ async def test_opening_a_table_gives_no_say_over_the_chats_stakes(
     await telegram.wait_for(lambda: "st:v:base:1" in str(menu.buttons), what="the stakes")
     await (await alice.press(menu, data="st:v:base:1")).answer()
     assert (await services(app).storage.get_chat(group.id)).base_stake == 2
+
+
+async def test_forged_presses_with_ids_no_row_can_have_are_answered(
+    telegram: FakeTelegram, start_bot: BotFactory
+) -> None:
+    """Found by forging every kind of button's data: a 复盘 or /keep press naming a hand or session
+    of twenty digits went on to SQLite, which cannot hold the number, and was never answered."""
+    await start_bot(**FAST)
+    eve, elsewhere = await outsider_with_a_message(telegram)
+    huge = "9" * 20
+    for data in (f"rv:{huge}", f"kp:{huge}:1:u", f"kp:1:{huge}:u", f"kl:{huge}:in", "kp:1:1:t:²"):
+        press = await eve.press(elsewhere, data=data, check=False)
+        assert await press.answer() == "This button is no longer active.", data

@@ -108,7 +108,7 @@ async def test_a_table_that_cannot_exist_is_no_table_for_a_watcher_and_a_login(
 ) -> None:
     """Found by a driver of junk socket messages: a watcher asking for table 10**20 reached the
     database with a number SQLite cannot hold, and the failure was logged as an error."""
-    table, runner = await local.open_table(1)
+    _, runner = await local.open_table(1)
     url = local.server.url
     server = WebServer(local.hub, bot_token=TOKEN, max_age=3600)
     login_url = await server.start()
