@@ -46,6 +46,7 @@ class Draft:
     hands: dict[int, FinalHand] = field(default_factory=dict)
     declared: dict[int, str] = field(default_factory=dict)  # seat -> flower_pig / not_ready, no tiles shown
     error: str = ""
+    moves: int = 0  # presses and replies it has taken: its panel's buttons name it (``panel.version``)
 
     @property
     def situations(self) -> frozenset[Situation]:

@@ -16,7 +16,7 @@ from telegram.ext import filters
 from bot.feature import Context
 from bot.i18n import N_, Translator
 from bot.keep import book
-from bot.keep.drafts import DISCARD_FLAGS, SELF_DRAW_FLAGS, Draft, keeper
+from bot.keep.drafts import DISCARD_FLAGS, SELF_DRAW_FLAGS, Draft, Keeper, keeper
 from bot.keep.panel import (
     MAX_ROOTS,
     PATTERNS,
@@ -68,7 +68,7 @@ async def panel_press(update: Update, context: Context) -> None:
 async def _press_holding_the_lock(query: CallbackQuery, user_id: int, match: re.Match[str], context: Context,
                                   texts: Translator) -> bool:
     """Answer and record a press; whether the panel is to be redrawn."""
-    session_id, pressed_version, code, arg = int(match[1]), int(match[2]), match[3], match[4]
+    session_id, pressed_version, code, arg = int(match[1]), match[2], match[3], match[4]
     found = keeper(context)
     async with found.lock(session_id):
         try:
@@ -80,20 +80,27 @@ async def _press_holding_the_lock(query: CallbackQuery, user_id: int, match: re.
         if view.session.chat_id != chat_id or view.session.status is not SessionStatus.OPEN:
             await query.answer(texts.t("This button is no longer active."))
             return False
-        if pressed_version != version(view):
+        draft = found.drafts.get(session_id)
+        if pressed_version != version(view, draft):
             await query.answer(texts.t("That button is out of date."))
             return True
         if not may_record(view, user_id, context):
             await query.answer(texts.t("Only the players of this session can record."), show_alert=True)
             return False
-        draft = found.drafts.get(session_id)
         if code == "ey" and draft is not None and draft.step == "confirm_end":
             await query.answer()
             await finish(context, query.message, view, texts)
             return False
         answer = await apply_press(context, view, draft, code, arg, texts)
+        _moved(found, session_id, draft)
         await query.answer(answer)
         return True
+
+
+def _moved(found: Keeper, session_id: int, draft: Draft | None) -> None:
+    """Count a press or reply taken by a draft that goes on (its panel's buttons change version)."""
+    if draft is not None and found.drafts.get(session_id) is draft:
+        draft.moves += 1
 
 
 def _seat(arg: str | None, allowed: list[int]) -> int | None:
@@ -323,6 +330,9 @@ async def hand_reply(update: Update, context: Context) -> None:
         if view.session.chat_id != message.chat.id or view.session.status is not SessionStatus.OPEN or not asked:
             await message.reply_text(texts.t("No tiles are asked for right now; use the buttons first."))
             return
+        if match[2] != version(view, draft):  # typed for a question that has been answered since
+            await message.reply_text(texts.t("The panel has moved on since; reply to it as it is now."))
+            return
         if not may_record(view, user.id, context):
             await message.reply_text(texts.t("Only the players of this session can record."))
             return
@@ -335,4 +345,5 @@ async def hand_reply(update: Update, context: Context) -> None:
                 await wall_position(context, view, draft, book.final_hand(text, wall_seat(view, draft)), texts)
         except HandError as error:  # shown on the panel, under the question it answers
             draft.error = hand_error_text(error, texts)
+        _moved(found, session_id, draft)
     await refresh(context, message.reply_to_message, session_id, texts)  # after the lock: see panel_press

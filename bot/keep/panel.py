@@ -22,8 +22,9 @@ from engine.scoring import Pattern
 from engine.settlement import KongKind, Transfer
 from storage.models import ScoreSession
 
-# session, version, code, argument (ids of at most 18 digits: SQLite's integers hold 19)
-PRESS = re.compile(r"^kp:(\d{1,18}):(\d{1,18}):([a-z]+)(?::([a-z0-9]{1,8}))?$")
+# session, version (records, and the draft's moves), code, argument (ids of at most 18 digits:
+# SQLite's integers hold 19)
+PRESS = re.compile(r"^kp:(\d{1,18}):(\d{1,18}(?:\.\d{1,6})?):([a-z]+)(?::([a-z0-9]{1,8}))?$")
 PATTERNS = tuple(Pattern)
 MAX_ROOTS = 4
 
@@ -127,18 +128,21 @@ def wall_seat(view: View, draft: Draft) -> int:
     return next(s for s in view.state.still_in(view.rules) if s not in draft.hands)
 
 
-def version(view: View) -> int:
-    """The state a panel button acts on: the number of records (an undo is a record too).
+def version(view: View, draft: Draft | None) -> str:
+    """The state a panel button acts on: the number of records (an undo is a record too) and,
+    while an entry is being made, the presses and replies it has taken.
 
-    A button names it, so a second tap on "Undo last" (or any press from an older panel)
-    finds a newer state and is refused as stale instead of acting twice.
+    A button names it, so a second tap finds a newer state and is refused as stale instead of
+    acting twice: on "Undo last", on a player's name (which would take the choice back), or on
+    "花猪" at an empty wall (which would declare the next player too). So is any press from an
+    older panel.
     """
-    return len(view.records)
+    return str(len(view.records)) if draft is None else f"{len(view.records)}.{draft.moves}"
 
 
-def _button(text: str, view: View, code: str, arg: object = None) -> InlineKeyboardButton:
-    data = f"kp:{view.session.id}:{version(view)}:{code}" + ("" if arg is None else f":{arg}")
-    return InlineKeyboardButton(text, callback_data=data)
+def _button(text: str, stamp: str, code: str, arg: object = None) -> InlineKeyboardButton:
+    """``stamp``: the panel's session and version, which every button names."""
+    return InlineKeyboardButton(text, callback_data=f"kp:{stamp}:{code}" + ("" if arg is None else f":{arg}"))
 
 
 def _rows(buttons: list[InlineKeyboardButton], width: int) -> list[list[InlineKeyboardButton]]:
@@ -146,38 +150,39 @@ def _rows(buttons: list[InlineKeyboardButton], width: int) -> list[list[InlineKe
 
 
 def panel_keyboard(view: View, draft: Draft | None, texts: Translator) -> InlineKeyboardMarkup:
+    stamp = f"{view.session.id}:{version(view, draft)}"
     if draft is None:
         return InlineKeyboardMarkup([
-            [_button(texts.t("Win on a discard"), view, "d"), _button(texts.t("Self-draw"), view, "s")],
-            [_button(texts.t("Kong"), view, "k"), _button(texts.t("Wall empty"), view, "w")],
-            [_button(texts.t("Undo last"), view, "u"), _button(texts.t("End"), view, "e")],
+            [_button(texts.t("Win on a discard"), stamp, "d"), _button(texts.t("Self-draw"), stamp, "s")],
+            [_button(texts.t("Kong"), stamp, "k"), _button(texts.t("Wall empty"), stamp, "w")],
+            [_button(texts.t("Undo last"), stamp, "u"), _button(texts.t("End"), stamp, "e")],
         ])
     still_in = view.state.still_in(view.rules)
     rows: list[list[InlineKeyboardButton]] = []
     if draft.step in ("discarder", "konger", "kong_discarder"):
         code = {"discarder": "dd", "konger": "kk", "kong_discarder": "kd"}[draft.step]
         seats = [s for s in still_in if s != draft.konger] if draft.step == "kong_discarder" else still_in
-        rows = _rows([_button(view.names[s], view, code, s) for s in seats], 2)
+        rows = _rows([_button(view.names[s], stamp, code, s) for s in seats], 2)
     elif draft.step == "winners":
         seats = [s for s in still_in if s != draft.discarder]
-        rows = _rows([_button(("✓ " if s in draft.winners else "") + view.names[s], view, "t", s) for s in seats], 2)
+        rows = _rows([_button(("✓ " if s in draft.winners else "") + view.names[s], stamp, "t", s) for s in seats], 2)
         codes = SELF_DRAW_FLAGS if draft.kind == "self" else DISCARD_FLAGS
-        rows += _rows([_button(("✓ " if c in draft.flags else "") + texts.t(FLAGS[FLAG_CODES[c]]), view, "f", c)
+        rows += _rows([_button(("✓ " if c in draft.flags else "") + texts.t(FLAGS[FLAG_CODES[c]]), stamp, "f", c)
                        for c in codes], 2)
-        rows.append([_button(texts.t("Next"), view, "n")])
+        rows.append([_button(texts.t("Next"), stamp, "n")])
     elif draft.step == "value":
-        rows = _rows([_button(pattern_label(p, texts), view, "p", i) for i, p in enumerate(PATTERNS)], 3)
+        rows = _rows([_button(pattern_label(p, texts), stamp, "p", i) for i, p in enumerate(PATTERNS)], 3)
     elif draft.step == "roots":
-        rows = [[_button(str(n), view, "r", n) for n in range(MAX_ROOTS + 1)]]
+        rows = [[_button(str(n), stamp, "r", n) for n in range(MAX_ROOTS + 1)]]
     elif draft.step == "kong_kind":
-        rows = [[_button(texts.t(KONG_KINDS[k.value]), view, "kt", k.value[0]) for k in KongKind]]
+        rows = [[_button(texts.t(KONG_KINDS[k.value]), stamp, "kt", k.value[0]) for k in KongKind]]
     elif draft.step == "confirm_end":
-        rows = [[_button(texts.t("End it"), view, "ey")]]
+        rows = [[_button(texts.t("End it"), stamp, "ey")]]
     elif draft.step == "wall_hand":
         name = view.names[wall_seat(view, draft)]
-        rows = [[_button(texts.t("{name}: three suits (花猪)", name=name), view, "wp"),
-                 _button(texts.t("{name}: not ready", name=name), view, "wn")]]
-    rows.append([_button(texts.t("Cancel"), view, "x")])
+        rows = [[_button(texts.t("{name}: three suits (花猪)", name=name), stamp, "wp"),
+                 _button(texts.t("{name}: not ready", name=name), stamp, "wn")]]
+    rows.append([_button(texts.t("Cancel"), stamp, "x")])
     return InlineKeyboardMarkup(rows)
 
 
@@ -199,6 +204,12 @@ async def edit_message(message: Any, text: str, markup: InlineKeyboardMarkup | N
 
 
 async def refresh(context: Context, message: Any, session_id: int, texts: Translator) -> None:
-    view = await load_view(context, session_id)
-    draft = keeper(context).drafts.get(session_id)
-    await edit_message(message, await panel_text(context, view, draft, texts), panel_keyboard(view, draft, texts))
+    """Redraw the panel. The records and the draft are read holding the session's lock, so the
+    panel never shows an entry half saved (a complete draft whose record is being written had no
+    question left to ask); the edit, which waits for the group's turn, is made after it."""
+    found = keeper(context)
+    async with found.lock(session_id):
+        view = await load_view(context, session_id)
+        draft = found.drafts.get(session_id)
+        text, markup = await panel_text(context, view, draft, texts), panel_keyboard(view, draft, texts)
+    await edit_message(message, text, markup)

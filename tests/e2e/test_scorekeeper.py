@@ -189,6 +189,37 @@ async def test_players_by_reply_by_name_and_clear_answers_to_bad_names(
     assert totals(panel) == {"Bob": 12, "Alice": -34, "Carol": 23, "Dave": -1}
 
 
+async def test_a_double_tap_acts_once(telegram: FakeTelegram, start_bot: BotFactory) -> None:
+    """Found by a driver pressing panels at random: at an empty wall the second tap of a double
+    tap on "Alice: three suits" declared the next player (Bob) a 花猪 too, and a double tap on a
+    winner's name took the choice back. The panel's buttons now name the entry's moves."""
+    await start_bot(rate_limiter=quick_limiter(), XUEZHAN_LANG="en")
+    alice = telegram.user("Alice")
+    group = telegram.group("Real tiles", members=[alice], admins=[alice])
+    await alice.send(group, "/lang en")
+    await telegram.wait_for_bot_message(group, lambda m: "Language" in (m.text or ""))
+    sent = await alice.send(group, "/keep me Bob Carol Dave")
+    panel = await telegram.wait_for_bot_message(group, lambda m: (m.text or "").startswith("Scorekeeping #"),
+                                                after=sent.message_id)
+
+    await tap(telegram, alice, panel, "Self-draw")
+    name = panel.button("Carol").callback_data
+    first, second = await alice.press(panel, data=name), await alice.press(panel, data=name, check=False)
+    assert {await first.answer(), await second.answer()} == {None, "That button is out of date."}
+    await telegram.wait_for(lambda: "✓ Carol" in [b.text for b in panel.buttons], what="Carol chosen once")
+
+    await tap(telegram, alice, panel, "Cancel")
+    await tap(telegram, alice, panel, "Wall empty")
+    assert "Alice's tiles" in panel.text
+    flower_pig = panel.button("Alice: three suits").callback_data
+    first, second = (await alice.press(panel, data=flower_pig),
+                     await alice.press(panel, data=flower_pig, check=False))
+    assert {await first.answer(), await second.answer()} == {None, "That button is out of date."}
+    await telegram.wait_for(lambda: "Bob's tiles" in panel.text, what="the next player asked")
+    await telegram.settle()
+    assert "Bob's tiles" in panel.text and "Carol's tiles" not in panel.text
+
+
 async def test_the_plain_word_记账_opens_a_lobby_where_the_bot_reads_the_group(tmp_path, monkeypatch) -> None:
     for name in clean_environment():
         monkeypatch.delenv(name)
