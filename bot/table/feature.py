@@ -11,7 +11,8 @@ import asyncio
 import contextlib
 import functools
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import Any
 
 from telegram import CallbackQuery, InlineKeyboardButton, InlineKeyboardMarkup, Message, Update
 from telegram.constants import ChatMemberStatus, ChatType
@@ -183,6 +184,16 @@ def one_at_a_time_per_chat(handler: Handler) -> Handler:
     return serialised
 
 
+def after_the_lock(context: Context, sending: Coroutine[Any, Any, Any], update: Update | None = None) -> None:
+    """Send to the group once the handler has let the chat's lock go.
+
+    A group's messages go in the group's turns (20 a minute), which a busy group may not give
+    for a minute. Sent holding the chat's lock, they kept every other press there unanswered as
+    long. What the press decided is already stored, so a press meanwhile is answered from it.
+    Errors reach the error handlers, as the handler's own would."""
+    context.application.create_task(sending, update=update)
+
+
 @one_at_a_time_per_chat
 async def new_game(update: Update, context: Context) -> None:
     message, user, chat = update.effective_message, update.effective_user, update.effective_chat
@@ -247,11 +258,11 @@ async def cancel_press(update: Update, context: Context) -> None:
         return
     await query.answer()
     if parsed[1] == "no":
-        await query.edit_message_text(texts.t("The table goes on."))
+        after_the_lock(context, query.edit_message_text(texts.t("The table goes on.")), update)
         return
     await cancel_table(context, table, texts)
-    await query.edit_message_text(texts.t("Table #{id} is cancelled; chips of an unfinished hand are restored.",
-                                          id=table.id))
+    after_the_lock(context, query.edit_message_text(
+        texts.t("Table #{id} is cancelled; chips of an unfinished hand are restored.", id=table.id)), update)
 
 
 async def cancel_table(context: Context, table: Table, texts: Translator) -> None:
@@ -261,7 +272,7 @@ async def cancel_table(context: Context, table: Table, texts: Translator) -> Non
         if hand.status is HandStatus.PLAYING:
             await storage.void_hand(hand.id, "cancelled")
     await storage.set_table_status(table.id, TableStatus.VOIDED)
-    await tables(context).clear_buttons(table.id, texts.t("Table #{id} is cancelled.", id=table.id))
+    after_the_lock(context, tables(context).clear_buttons(table.id, texts.t("Table #{id} is cancelled.", id=table.id)))
     if table.status is TableStatus.LOBBY:  # a started table's lobby says it started: it stays so
         refresh_lobby(context, table)
 
@@ -288,8 +299,10 @@ def from_chat(query: CallbackQuery, chat_id: int, message_id: int | None = None)
 async def seat_user(context: Context, table: Table, user_id: int, name: str) -> tuple[Table | None, str]:
     """Seat a person at the first empty seat; the key of what went wrong otherwise."""
     storage = services(context).storage
-    if table.status is not TableStatus.LOBBY:
+    if table.status is TableStatus.PLAYING:
         return None, N_("The game has already started.")
+    if table.status is not TableStatus.LOBBY:  # cancelled, or over
+        return None, N_("That table no longer exists.")
     player = await storage.player_for_user(table.chat_id, user_id, name)
     if player.id in table.seats:
         return None, N_("You are already seated.")
@@ -315,7 +328,8 @@ async def lobby_press(update: Update, context: Context) -> None:
         await query.answer(texts.t("That button is out of date."))
         return
     if table.status is not TableStatus.LOBBY:
-        await query.answer(texts.t("The game has already started."))
+        await query.answer(texts.t("The game has already started.") if table.status is TableStatus.PLAYING
+                           else texts.t("That button is out of date."))  # cancelled, or over
         return
     if verb == "join":
         known = await storage.get_user(user.id)
@@ -428,7 +442,7 @@ async def after_hand(update: Update, context: Context, table_id: int, hand_id: i
             return
     await query.answer()
     await storage.mark_posted(settlement_key(hand_id))  # the card reached the group: nothing owed
-    await query.edit_message_reply_markup(None)
+    after_the_lock(context, query.edit_message_reply_markup(None), update)
     await tables(context).finished(table.id)
     if verb == "next":
         last = hands[-1]
@@ -436,7 +450,7 @@ async def after_hand(update: Update, context: Context, table_id: int, hand_id: i
         await tables(context).start_hand(table, dealer)
         return
     await storage.set_table_status(table.id, TableStatus.FINISHED)
-    await tables(context).clear_buttons(table.id, None)
+    await tables(context).clear_buttons(table.id, None)  # the DMs only: no group turn to wait for
     totals = [0] * len(players)
     for hand in hands:
         if hand.status is HandStatus.FINISHED and hand.result:
@@ -445,7 +459,7 @@ async def after_hand(update: Update, context: Context, table_id: int, hand_id: i
     lines = [texts.tn("Table #{id} is over after {n} hand.", "Table #{id} is over after {n} hands.", len(hands),
                       id=table.id)]
     lines += [f"{p.name}: {t:+d}" for p, t in sorted(zip(players, totals, strict=True), key=lambda x: -x[1])]
-    await context.bot.send_message(table.chat_id, "\n".join(lines))
+    after_the_lock(context, context.bot.send_message(table.chat_id, "\n".join(lines)), update)
 
 
 async def start_join(update: Update, context: Context, argument: str) -> None:

@@ -11,8 +11,12 @@ from __future__ import annotations
 
 import time
 
-from fake_telegram import FakeTelegram
+from fake_telegram import FakeChat, FakeTelegram, FakeUser
 from harness import BotFactory
+from table_players import HumanPlayer, open_lobby, play_until_over, start_game
+from test_table_game import FAST
+
+from bot.services import services
 
 
 async def test_lobby_presses_in_a_busy_group_are_answered_at_once(telegram: FakeTelegram,
@@ -58,4 +62,56 @@ async def test_scorekeeping_presses_in_a_busy_group_are_answered_at_once(telegra
     began = time.monotonic()
     second = await bob.press(panel, data=kong, check=False)  # a second tap meanwhile
     await second.answer(timeout=5)
+    assert time.monotonic() - began < 2.0
+
+
+async def make_busy(telegram: FakeTelegram, user: FakeUser, group: FakeChat) -> None:
+    """Forty /rules: twenty replies go at once, the other twenty wait a minute for the group's turns."""
+    for _ in range(40):
+        await user.send(group, "/rules")
+    await telegram.wait_for(lambda: len(telegram.bot_messages(group)) >= 20, timeout=20, what="the first replies")
+
+
+async def test_presses_after_a_hand_in_a_busy_group_are_answered_at_once(telegram: FakeTelegram,
+                                                                         start_bot: BotFactory) -> None:
+    """The press that decides "Next hand" took the card's buttons off holding the chat's lock, so
+    the next press waited for that edit's group turn: a minute here, and Telegram gave up on it."""
+    app = await start_bot(**FAST)
+    alice, bob = telegram.user("Alice"), telegram.user("Bob")
+    for person in (alice, bob):
+        await person.start()
+    group = telegram.group("Friends", members=[alice, bob], admins=[alice])
+    lobby = await open_lobby(telegram, alice, group)
+    await (await bob.press(lobby, "Join")).answer()
+    await start_game(telegram, alice, lobby)
+    card = await play_until_over(telegram, group, [HumanPlayer(telegram, p) for p in (alice, bob)], timeout=120)
+    await make_busy(telegram, alice, group)
+
+    next_hand = card.button("Next hand").callback_data
+    began = time.monotonic()
+    assert await (await alice.press(card, data=next_hand)).answer(timeout=5) is None  # the opener decides
+    late = await bob.press(card, data=next_hand, check=False)  # the card still shows its buttons
+    assert await late.answer(timeout=5) == "That button is out of date."
+    assert time.monotonic() - began < 2.0
+    table = (await services(app).storage.table_hands(1))
+    assert len(table) == 2  # the next hand is dealt meanwhile
+
+
+async def test_presses_after_a_cancel_in_a_busy_group_are_answered_at_once(telegram: FakeTelegram,
+                                                                           start_bot: BotFactory) -> None:
+    """Cancelling (and "Back") edited the question and the table's messages holding the chat's lock."""
+    await start_bot(**FAST)
+    alice, bob = telegram.user("Alice"), telegram.user("Bob")
+    for person in (alice, bob):
+        await person.start()
+    group = telegram.group("Friends", members=[alice, bob], admins=[alice])
+    lobby = await open_lobby(telegram, alice, group)
+    sent = await alice.send(group, "/cancel")
+    question = await telegram.wait_for_bot_message(group, after=sent.message_id)
+    await make_busy(telegram, alice, group)
+
+    began = time.monotonic()
+    assert await (await alice.press(question, "Yes, cancel the table")).answer(timeout=5) is None
+    late = await bob.press(lobby, "Join")
+    assert await late.answer(timeout=5) == "That button is out of date."
     assert time.monotonic() - began < 2.0
