@@ -8,13 +8,14 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     XUEZHAN_DB=/data/xuezhan.db
 
 WORKDIR /src
-COPY pyproject.toml README.md ./
+COPY pyproject.toml README.md LICENSE ./
 COPY engine engine
 COPY rendering rendering
 COPY storage storage
 COPY vision vision
 COPY bot bot
 COPY cli cli
+COPY web web
 RUN pip install . && rm -rf /src
 
 RUN useradd --system --create-home --home-dir /data xuezhan
