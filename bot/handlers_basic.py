@@ -17,7 +17,7 @@ from telegram.ext import filters as f
 from bot.feature import Command, Context, Feature
 from bot.i18n import LANGUAGE_NAMES, LANGUAGES, N_, Translator, supported, translator
 from bot.messaging import edit_query_text
-from bot.permissions import is_chat_admin
+from bot.permissions import is_chat_admin, sent_as_the_group
 from bot.services import services, texts_for
 
 LANG_CALLBACK = re.compile(r"^lang:(zh|en)$")
@@ -90,7 +90,7 @@ async def lang_command(update: Update, context: Context) -> None:
     if message is None or user is None or chat is None:
         return
     texts = await texts_for(update, context)
-    if not await _may_set_language(context, chat.id, chat.type, user.id):
+    if not (sent_as_the_group(update) or await _may_set_language(context, chat.id, chat.type, user.id)):
         # Only those who may choose get the buttons; anyone else gets one line, not a keyboard.
         await message.reply_text(texts.t("Only group admins can change the group's language."))
         return

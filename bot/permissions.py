@@ -9,12 +9,29 @@ from __future__ import annotations
 import hashlib
 import hmac
 
-from telegram import Bot
+from telegram import Bot, Update
 from telegram.constants import ChatMemberStatus, ChatType
 from telegram.error import TelegramError
 
 from bot.feature import Context
 from bot.services import services
+
+
+def sent_as_the_group(update: Update) -> bool:
+    """A message an anonymous admin sent. Telegram shows it as the group's own (from
+    @GroupAnonymousBot, with the group as ``sender_chat``), and only the group's admins can post
+    so; asked about @GroupAnonymousBot, Telegram would not call it an admin. A post forwarded
+    from a linked channel names the channel, not the group."""
+    message = update.effective_message
+    return message is not None and message.sender_chat is not None and message.sender_chat.id == message.chat.id
+
+
+async def acts_as_admin(update: Update, context: Context) -> bool:
+    """``is_chat_admin`` for the update's sender, an anonymous admin included."""
+    chat, user = update.effective_chat, update.effective_user
+    if chat is None or user is None:
+        return False
+    return sent_as_the_group(update) or await is_chat_admin(context, chat.id, chat.type, user.id)
 
 
 async def is_chat_admin(context: Context, chat_id: int, chat_type: str, user_id: int) -> bool:

@@ -25,7 +25,7 @@ from telegram.ext import CallbackQueryHandler, CommandHandler
 from bot.feature import Command, Context, Feature
 from bot.i18n import N_, Translator
 from bot.messaging import edit_query_text
-from bot.permissions import is_chat_admin
+from bot.permissions import acts_as_admin
 from bot.services import services, texts_for
 from engine.rules import (
     PRESETS,
@@ -304,10 +304,7 @@ def chosen(chat_rules: ChatRules, field: str, index: int) -> ChatRules:
 
 async def may_change(update: Update, context: Context) -> bool:
     """Chat-wide rules and the base stake are the group's admins' (opening a table gives no say)."""
-    chat, user = update.effective_chat, update.effective_user
-    if chat is None or user is None:
-        return False
-    return await is_chat_admin(context, chat.id, chat.type, user.id)
+    return await acts_as_admin(update, context)
 
 
 async def read_chat_rules(context: Context, chat_id: int) -> ChatRules:

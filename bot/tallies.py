@@ -25,7 +25,7 @@ from telegram.ext import CommandHandler
 from bot.feature import AnyApplication, Command, Context, Feature
 from bot.i18n import N_, Translator, supported, translator
 from bot.keep.words import record_words, value_words
-from bot.permissions import is_chat_admin
+from bot.permissions import acts_as_admin
 from bot.services import services, texts_for
 from bot.table.feature import move_chat
 from rendering.models import MAX_TALLY_ENTRIES, TallyEntry
@@ -288,13 +288,6 @@ async def stats_command(update: Update, context: Context) -> None:
 # --- the chat's summary time and time zone -----------------------------------------------------
 
 
-async def _is_admin(update: Update, context: Context) -> bool:
-    chat, user = update.effective_chat, update.effective_user
-    if chat is None or user is None:
-        return False
-    return await is_chat_admin(context, chat.id, chat.type, user.id)
-
-
 async def summary_command(update: Update, context: Context) -> None:
     """``/summary`` shows when the daily summary is posted; ``/summary 22:30`` changes it (admins)."""
     message, chat = update.effective_message, update.effective_chat
@@ -308,7 +301,7 @@ async def summary_command(update: Update, context: Context) -> None:
                                          "/summary HH:MM and /timezone Area/City.",
                                          time=stored.summary_time, zone=stored.timezone))
         return
-    if not await _is_admin(update, context):
+    if not await acts_as_admin(update, context):
         await message.reply_text(texts.t("Only group admins can change this."))
         return
     try:
@@ -335,7 +328,7 @@ async def timezone_command(update: Update, context: Context) -> None:
         await message.reply_text(texts.t("This chat's time zone is {zone}. Change it with /timezone Area/City, "
                                          "e.g. /timezone Europe/Berlin.", zone=stored.timezone))
         return
-    if not await _is_admin(update, context):
+    if not await acts_as_admin(update, context):
         await message.reply_text(texts.t("Only group admins can change this."))
         return
     name = context.args[0]

@@ -14,6 +14,7 @@ from bot.feature import Context
 from bot.i18n import Translator
 from bot.keep.drafts import Lobby, keeper
 from bot.keep.panel import edit_message, send_panel
+from bot.permissions import sent_as_the_group
 from bot.services import services, texts_for
 from storage.models import PlayerKind
 
@@ -82,6 +83,10 @@ async def keep_command(update: Update, context: Context) -> None:
     if open_now:
         await message.reply_text(texts.t("A scorekeeping session is already open here."))
         await send_panel(context, open_now[-1], texts)
+        return
+    if sent_as_the_group(update):  # its opener's presses come from their own account, not the group's
+        await message.reply_text(texts.t("Open scorekeeping from your own account, not anonymously: its opener "
+                                         "starts it and records with the buttons."))
         return
     known, words = mentioned_users(message)
     try:

@@ -23,7 +23,7 @@ from telegram.ext import filters as f
 from bot.feature import AnyApplication, Command, Context, Feature
 from bot.i18n import N_, Translator, translator
 from bot.messaging import edit_query_text, is_not_modified
-from bot.permissions import is_chat_admin, is_chat_member, signed_id, verified_id
+from bot.permissions import is_chat_admin, is_chat_member, sent_as_the_group, signed_id, verified_id
 from bot.ratelimit import STOP_GRACE_SECONDS
 from bot.services import chat_language, services, texts_for, user_language
 from bot.table import callbacks
@@ -228,7 +228,7 @@ async def cancel(update: Update, context: Context) -> None:
     if table is None:
         await message.reply_text(texts.t("There is no open table here."))
         return
-    if not await is_manager(context, table, user.id):
+    if not (sent_as_the_group(update) or await is_manager(context, table, user.id)):
         await message.reply_text(texts.t("Only the table's creator or a group admin can do that."))
         return
     question = (texts.t("Cancel table #{id}? The hand being played is void and its chips are restored.",
@@ -520,7 +520,7 @@ async def kick(update: Update, context: Context) -> None:
     if table is None or table.status is not TableStatus.PLAYING:
         await message.reply_text(texts.t("No hand is being played here."))
         return
-    if not await is_manager(context, table, user.id):
+    if not (sent_as_the_group(update) or await is_manager(context, table, user.id)):
         await message.reply_text(texts.t("Only the table's creator or a group admin can do that."))
         return
     runner = await tables(context).live_runner(table.id)

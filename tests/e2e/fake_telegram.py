@@ -82,6 +82,9 @@ SEND_METHODS = frozenset({"sendMessage", "sendPhoto", "sendDocument", "sendMedia
 # --------------------------------------------------------------------------- users and chats
 
 
+# Who Telegram says sent a message an anonymous admin posted as the group.
+ANONYMOUS_ADMIN = {"id": 1087968824, "is_bot": True, "first_name": "Group", "username": "GroupAnonymousBot"}
+
 class FakeChat:
     """A group chat; ``id`` is negative like Telegram's group ids."""
 
@@ -143,6 +146,11 @@ class FakeUser:
                    reply_to: ChatMessage | None = None) -> ChatMessage:
         """Type ``text`` into ``chat`` (a group, or this user / ``user.dm`` for the DM)."""
         return self.server.user_message(self, chat, text=text, reply_to=reply_to)
+
+    async def send_anonymously(self, group: FakeChat, text: str) -> ChatMessage:
+        """An admin with "Remain anonymous" on types in ``group``: Telegram shows the message as the
+        group's own, from @GroupAnonymousBot with the group as ``sender_chat``."""
+        return self.server.user_message(self, group, text=text, anonymous=True)
 
     async def edit(self, message: ChatMessage, text: str) -> ChatMessage:
         """Edit a message this user sent (a typo fixed): Telegram sends the bot an ``edited_message``."""
@@ -451,8 +459,10 @@ class FakeTelegram:
     def user_message(self, user: FakeUser, chat: FakeChat | FakeUser | int, *, text: str | None = None,
                      photo: bytes | None = None, caption: str | None = None,
                      reply_to: ChatMessage | None = None,
-                     document: tuple[bytes, str, str] | None = None) -> ChatMessage:
+                     document: tuple[bytes, str, str] | None = None, anonymous: bool = False) -> ChatMessage:
         chat_id = _chat_id(chat)
+        if anonymous and self.groups[chat_id].statuses.get(user.id) not in {"administrator", "creator"}:
+            raise AssertionError("only a group's admins can post as the group")
         if chat_id > 0:
             if chat_id != user.id:
                 raise AssertionError("a user can only write to their own DM with the bot")
@@ -477,6 +487,9 @@ class FakeTelegram:
         entities = _command_entities(text or "")
         if entities:
             raw["entities"] = entities
+        if anonymous:
+            raw["from"] = dict(ANONYMOUS_ADMIN)
+            raw["sender_chat"] = self.groups[chat_id].to_api()
         message.snapshot()
         if self._bot_receives(chat_id, text or caption or "", reply_to):
             self._push_update({"message": raw})

@@ -137,6 +137,28 @@ async def test_only_group_admins_change_a_groups_language(
     assert refusal.text == "Only group admins can change the group's language."
 
 
+async def test_an_anonymous_admin_is_an_admin(telegram: FakeTelegram, start_bot: BotFactory) -> None:
+    """An admin with "Remain anonymous" on posts as the group (from @GroupAnonymousBot); Telegram
+    does not call that bot an admin, so the group's own admin was refused its admin commands."""
+    await start_bot()
+    admin = telegram.user("Admin")
+    group = telegram.group("Friends", admins=[admin])
+    sent = await admin.send_anonymously(group, "/lang en")
+    assert (await telegram.wait_for_bot_message(group, after=sent.message_id)).text == "Language: English"
+    await admin.send(group, "/newgame")
+    await telegram.wait_for_bot_message(group, lambda m: "table #" in (m.text or ""))
+    sent = await admin.send_anonymously(group, "/cancel")
+    question = await telegram.wait_for_bot_message(group, after=sent.message_id)
+    assert question.text == "Cancel table #1?" and question.buttons
+    sent = await admin.send_anonymously(group, "/settings")
+    menu = await telegram.wait_for_bot_message(group, after=sent.message_id)
+    assert "admins" not in menu.text and menu.buttons
+    # Scorekeeping is recorded by its opener's presses, which come from their own account.
+    sent = await admin.send_anonymously(group, "/keep Ann Bo")
+    told = await telegram.wait_for_bot_message(group, after=sent.message_id)
+    assert told.text.startswith("Open scorekeeping from your own account") and not told.buttons
+
+
 async def test_a_press_no_feature_claims_is_still_answered(
     telegram: FakeTelegram, start_bot: BotFactory
 ) -> None:
