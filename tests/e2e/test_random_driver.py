@@ -62,8 +62,9 @@ class Driver:
                 and any(b.callback_data for b in m.buttons)]
 
     async def play(self) -> None:
-        """The owner of a DM with buttons presses one (their hand's decisions, lobbies, menus)."""
-        shown = self._with_buttons(self.players)[-8:]
+        """The owner of a DM with buttons presses one (their hand's decisions, lobbies, menus); not
+        someone who blocked the bot."""
+        shown = self._with_buttons([p for p in self.players if not p.blocked])[-8:]
         if shown:
             message = self.rng.choice(shown)
             owner = next(p for p in self.players if p.id == message.chat_id)
@@ -108,15 +109,6 @@ FAILING_METHODS = ("sendMessage", "sendPhoto", "editMessageMedia", "editMessageT
 
 class LifeDriver(Driver):
     """``Driver``, and now and then something that happens to a chat over time."""
-
-    async def play(self) -> None:
-        """As ``Driver.play``, but a person who blocked the bot cannot press in its DM."""
-        shown = self._with_buttons([p for p in self.players if not p.blocked])[-8:]
-        if shown:
-            message = self.rng.choice(shown)
-            owner = next(p for p in self.players if p.id == message.chat_id)
-            data = self.rng.choice([b.callback_data for b in message.buttons if b.callback_data])
-            self.presses.append(await owner.press(message, data=data, check=False))
 
     async def anything(self) -> None:
         events = (self.block_or_unblock, self.remove_or_add_the_bot, self.migrate, self.leave_or_rejoin,
