@@ -438,9 +438,16 @@ class Tables:
             self._chat_locks.setdefault(new, self._chat_locks[old])
 
     def orphan(self, table_id: int, chat_id: int) -> None:
-        """The bot left the table's group: the hand goes on in private messages, then the table closes."""
-        self.away.setdefault(chat_id, []).append(table_id)
-        self._closing[table_id] = asyncio.get_running_loop().create_task(self._close_when_over(table_id))
+        """The bot left the table's group: the hand goes on in private messages, then the table closes.
+
+        Removed, added back and removed again within one hand, the table is already closing: a
+        second closing task would replace the first in ``_closing``, and the first, no longer
+        cancelled at a stop, would run on into closed storage."""
+        away = self.away.setdefault(chat_id, [])
+        if table_id not in away:
+            away.append(table_id)
+        if table_id not in self._closing:
+            self._closing[table_id] = asyncio.get_running_loop().create_task(self._close_when_over(table_id))
 
     async def _close_when_over(self, table_id: int) -> None:
         runner = self.runners.get(table_id)

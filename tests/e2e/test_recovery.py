@@ -261,6 +261,30 @@ async def test_removed_mid_hand_the_bot_finishes_by_dm_closes_the_table_and_says
     assert await storage.verify() == []
 
 
+async def test_removed_twice_in_one_hand_the_table_closes_once_and_nothing_outlives_a_stop(
+    telegram: FakeTelegram, start_bot: BotFactory
+) -> None:
+    """Found by a driver of life events: removed, added back and removed again within one hand,
+    the table got a second closing task in place of the first; the first, no longer cancelled at a
+    stop, ran on into closed storage ("Task exception was never retrieved")."""
+    app = await start_bot(**{**FAST, "XUEZHAN_DISCARD_SECONDS": "30", "XUEZHAN_CLAIM_SECONDS": "30"})
+    alice, group = await alone_at_a_table(telegram)
+
+    def closing() -> list[asyncio.Task]:
+        return [t for t in asyncio.all_tasks() if "_close_when_over" in repr(t.get_coro()) and not t.done()]
+
+    await hand_of(app, group)  # the hand is under way
+    telegram.remove_bot(group, alice)
+    await telegram.wait_for(closing, what="the table closing")
+    telegram.add_bot(group, alice)
+    await telegram.wait_for_bot_message(group, lambda m: "While I was out" in (m.text or ""))
+    telegram.remove_bot(group, alice)
+    await telegram.settle()
+    assert len(closing()) == 1
+    await start_bot.stop(app)
+    assert closing() == []
+
+
 async def test_removed_before_the_start_the_lobby_is_cancelled(telegram: FakeTelegram, start_bot: BotFactory) -> None:
     app = await start_bot(**FAST)
     alice = telegram.user("Alice")
