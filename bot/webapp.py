@@ -122,7 +122,7 @@ async def on_start(app: AnyApplication) -> None:
     url = await server.start(str(settings.web_listen), settings.web_port)
     app.bot_data[HUB_KEY] = hub
     app.bot_data[SERVER_KEY] = server
-    links = DmLinks(app.bot, settings.webapp_url, live.presenter.seat_texts)
+    links = DmLinks(app.bot, settings.webapp_url, live.seat_texts)
     view = Fanout(hub, live.presenter, links)
     live.presenter = view
     for runner in live.runners.values():

@@ -17,7 +17,7 @@ import asyncio
 import contextlib
 import logging
 import re
-from collections.abc import Coroutine, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from typing import Any
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
@@ -71,13 +71,15 @@ class ReviewOffers:
     """Wraps the tables' presenter: passes every call on, and when a hand ends offers 复盘 to
     each person who sat in it (in the background, so the table is not kept waiting)."""
 
-    def __init__(self, inner: Any, bot: Any, reviews: Reviews) -> None:
+    def __init__(self, inner: Any, bot: Any, reviews: Reviews,
+                 seat_texts: Callable[[TableRunner, int], Translator]) -> None:
         self.inner = inner
         self.bot = bot
         self.reviews = reviews
+        self.seat_texts = seat_texts  # not the inner presenter's: with the web table on, that is a Fanout
         self._offered: set[int] = set()
 
-    def __getattr__(self, name: str) -> Any:  # seat_texts, group_texts, forget, close, ...
+    def __getattr__(self, name: str) -> Any:  # attach, caught_up, post_settlement, forget, close, ...
         return getattr(self.inner, name)
 
     async def hand_started(self, runner: TableRunner, resumed: bool) -> None:
@@ -101,7 +103,7 @@ class ReviewOffers:
         for seat, sitter in enumerate(runner.seats):
             if sitter.user_id is None:
                 continue
-            tr: Translator = self.inner.seat_texts(runner, seat)
+            tr = self.seat_texts(runner, seat)
             button = InlineKeyboardButton(tr.t("Review this hand"), callback_data=review_data(runner.hand.id))
             try:
                 await self.bot.send_message(
@@ -119,7 +121,7 @@ async def on_start(app: AnyApplication) -> None:
     live = app.bot_data.get(TABLES_KEY)
     if live is None:
         return
-    offers = ReviewOffers(live.presenter, app.bot, reviews)
+    offers = ReviewOffers(live.presenter, app.bot, reviews, live.seat_texts)
     live.presenter = offers
     for runner in live.runners.values():
         runner.presenter = offers

@@ -110,6 +110,7 @@ class Tables:
         self.limits = limits
         self.bot = presenter.bot  # kept apart: another feature may wrap the presenter
         self._group_texts = presenter.group_texts
+        self.seat_texts = presenter.seat_texts  # each person's language, for what other features send them
         self._repost_table = presenter.repost_table
         self.runners: dict[int, TableRunner] = {}
         self._chat_locks: dict[int, asyncio.Lock] = {}

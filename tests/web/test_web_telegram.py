@@ -13,7 +13,8 @@ from urllib.parse import quote
 import pytest
 from fake_telegram import FakeTelegram
 from harness import BotFactory, clean_environment
-from table_players import HumanPlayer, hand_message, start_game
+from table_players import HumanPlayer, alone_at_a_table, hand_message, start_game
+from table_players import play_until_over as play_by_dm_until_over
 from web_pages import play_until_over, wait_for_frame
 
 from bot.table.feature import TABLES_KEY
@@ -122,3 +123,15 @@ async def test_two_browsers_and_one_person_on_dm_buttons_play_one_hand(telegram,
     await telegram.wait_for(lambda: any((b.callback_data or "").endswith(":next")
                                         for m in telegram.bot_messages(group) for b in m.buttons),
                             what="the settlement card in the group")
+
+
+async def test_with_the_web_table_on_a_finished_hand_still_offers_its_review(telegram, start_bot) -> None:
+    """Found by a driver of life events with the web table on: the 复盘 offer asked the wrapped
+    presenter for the person's language, and with the web table on that is the views' ``Fanout``,
+    which has none, so no offer was ever sent (the task failed, "never retrieved")."""
+    await start_bot(**WEB)
+    alice, group = await alone_at_a_table(telegram)
+    await play_by_dm_until_over(telegram, group, [HumanPlayer(telegram, alice)], timeout=90)
+    offer = await telegram.wait_for_bot_message(
+        alice, lambda m: any((b.callback_data or "").startswith("rv:") for b in m.buttons), timeout=10)
+    assert offer.buttons[0].text == "Review this hand"
