@@ -111,6 +111,7 @@ class Tables:
         self.bot = presenter.bot  # kept apart: another feature may wrap the presenter
         self._group_texts = presenter.group_texts
         self.seat_texts = presenter.seat_texts  # each person's language, for what other features send them
+        self._ping_due = presenter.ping_due  # the turn pings are Telegram's alone: the web hub has none
         self._repost_table = presenter.repost_table
         self.runners: dict[int, TableRunner] = {}
         self._chat_locks: dict[int, asyncio.Lock] = {}
@@ -261,8 +262,7 @@ class Tables:
         if kind == "deadline" and seat is not None:
             await runner.expire(seat, int(timer.data.get("seq", -1)))
         elif kind == "ping" and seat is not None:
-            await self.presenter.ping_due(runner, seat, int(timer.data.get("seq", -1)),
-                                          str(timer.data.get("stage", "ping")))
+            await self._ping_due(runner, seat, int(timer.data.get("seq", -1)), str(timer.data.get("stage", "ping")))
         else:
             await runner.wake()
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
 from fake_telegram import ChatMessage, FakeTelegram, FakeUser
 from harness import BotFactory
 from table_players import HumanPlayer, alone_at_a_table, choose, game_buttons, hand_message
@@ -53,6 +54,19 @@ async def test_a_decision_pings_with_a_new_message_that_goes_once_it_is_made(
         lambda: next((m for m in texts_in(telegram, alice, deleted=False) if "void" in m.text), None),
         timeout=10, what="the void ping")
     assert [m.message_id for m in texts_in(telegram, alice, deleted=False)] == [void.message_id]
+
+
+@pytest.mark.both_backends
+async def test_with_the_web_table_on_a_decision_still_pings(telegram: FakeTelegram, start_bot: BotFactory) -> None:
+    """Found by a driver of life events on PostgreSQL with the web table on: there a ping comes due
+    as a database timer, which asked the wrapped presenter (the views' ``Fanout``) to send it, and
+    failed every 15 s: nobody's phone buzzed."""
+    await start_bot(**FAST, XUEZHAN_WEBAPP_URL="https://table.example", XUEZHAN_WEB_PORT="0")
+    alice, _ = await alone_at_a_table(telegram)
+    ping = await telegram.wait_for(
+        lambda: next((m for m in texts_in(telegram, alice, deleted=False) if "three tiles" in m.text), None),
+        timeout=10, what="the swap ping")
+    assert "seconds to decide" in ping.text
 
 
 async def test_a_person_who_decides_at_once_gets_no_ping(
