@@ -343,7 +343,7 @@ async def hand_reply(update: Update, context: Context) -> None:
                 await valued(context, view, draft, scored, scored.to_dict(), texts)
             else:
                 await wall_position(context, view, draft, book.final_hand(text, wall_seat(view, draft)), texts)
-        except HandError as error:  # shown on the panel, under the question it answers
-            draft.error = hand_error_text(error, texts)
-        _moved(found, session_id, draft)
+            _moved(found, session_id, draft)
+        except HandError as error:  # shown on the panel, under the question it answers, which stands:
+            draft.error = hand_error_text(error, texts)  # so the reply may be edited to answer it
     await refresh(context, message.reply_to_message, session_id, texts)  # after the lock: see panel_press

@@ -504,8 +504,12 @@ class FakeTelegram:
         entities = _command_entities(text)
         if entities:
             raw["entities"] = entities
+        replied = next((m for m in self._chat_messages.get(message.chat_id, [])
+                        if m.message_id == message.reply_to_message_id), None)
+        if replied is not None:  # a reply stays one, showing the replied message as it is now
+            raw["reply_to_message"] = self._message_api(replied)
         message.snapshot()
-        if self._bot_receives(message.chat_id, text, None):
+        if self._bot_receives(message.chat_id, text, replied):
             self._push_update({"edited_message": raw})
         return message
 

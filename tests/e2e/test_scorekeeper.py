@@ -220,6 +220,30 @@ async def test_a_double_tap_acts_once(telegram: FakeTelegram, start_bot: BotFact
     assert "Bob's tiles" in panel.text and "Carol's tiles" not in panel.text
 
 
+async def test_a_mistyped_hand_can_be_fixed_by_editing_the_reply(telegram: FakeTelegram,
+                                                                  start_bot: BotFactory) -> None:
+    """People fix a typo by editing what they sent. The panel shows why the tiles were refused and
+    asks the same question, so the edited reply answers it."""
+    await start_bot(rate_limiter=quick_limiter(), XUEZHAN_LANG="en")
+    alice = telegram.user("Alice")
+    group = telegram.group("Real tiles", members=[alice], admins=[alice])
+    await alice.send(group, "/lang en")
+    await telegram.wait_for_bot_message(group, lambda m: "Language" in (m.text or ""))
+    sent = await alice.send(group, "/keep me Bob Carol Dave")
+    panel = await telegram.wait_for_bot_message(group, lambda m: (m.text or "").startswith("Scorekeeping #"),
+                                                after=sent.message_id)
+    await tap(telegram, alice, panel, "Wall empty")
+    before = panel.edit_count
+    typed = await alice.send(group, "123m456m789m234p", reply_to=panel)  # one tile short
+    await telegram.wait_for(lambda: panel.edit_count > before, what="the panel to show the mistake")
+    assert "tiles" in panel.text and "Alice's tiles" in panel.text
+
+    before = panel.edit_count
+    await alice.edit(typed, "123m456m789m234p6p")
+    await telegram.wait_for(lambda: panel.edit_count > before and "Bob's tiles" in panel.text,
+                            what="the fixed tiles taken and the next player asked")
+
+
 async def test_the_plain_word_记账_opens_a_lobby_where_the_bot_reads_the_group(tmp_path, monkeypatch) -> None:
     for name in clean_environment():
         monkeypatch.delenv(name)
