@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pytest
-from fake_telegram import ChatMessage, FakeTelegram, FakeUser
+from fake_telegram import ChatMessage, FakeChat, FakeTelegram, FakeUser
 from harness import BotFactory, clean_environment
 
 from bot.keep import book
@@ -189,10 +189,9 @@ async def test_players_by_reply_by_name_and_clear_answers_to_bad_names(
     assert totals(panel) == {"Bob": 12, "Alice": -34, "Carol": 23, "Dave": -1}
 
 
-async def test_a_double_tap_acts_once(telegram: FakeTelegram, start_bot: BotFactory) -> None:
-    """Found by a driver pressing panels at random: at an empty wall the second tap of a double
-    tap on "Alice: three suits" declared the next player (Bob) a 花猪 too, and a double tap on a
-    winner's name took the choice back. The panel's buttons now name the entry's moves."""
+async def alice_keeps_score_for_four(telegram: FakeTelegram,
+                                    start_bot: BotFactory) -> tuple[FakeUser, FakeChat, ChatMessage]:
+    """Alice opens /keep in an English group for herself and three friends named in the command."""
     await start_bot(rate_limiter=quick_limiter(), XUEZHAN_LANG="en")
     alice = telegram.user("Alice")
     group = telegram.group("Real tiles", members=[alice], admins=[alice])
@@ -201,6 +200,14 @@ async def test_a_double_tap_acts_once(telegram: FakeTelegram, start_bot: BotFact
     sent = await alice.send(group, "/keep me Bob Carol Dave")
     panel = await telegram.wait_for_bot_message(group, lambda m: (m.text or "").startswith("Scorekeeping #"),
                                                 after=sent.message_id)
+    return alice, group, panel
+
+
+async def test_a_double_tap_acts_once(telegram: FakeTelegram, start_bot: BotFactory) -> None:
+    """Found by a driver pressing panels at random: at an empty wall the second tap of a double
+    tap on "Alice: three suits" declared the next player (Bob) a 花猪 too, and a double tap on a
+    winner's name took the choice back. The panel's buttons now name the entry's moves."""
+    alice, _, panel = await alice_keeps_score_for_four(telegram, start_bot)
 
     await tap(telegram, alice, panel, "Self-draw")
     name = panel.button("Carol").callback_data
@@ -224,14 +231,7 @@ async def test_a_mistyped_hand_can_be_fixed_by_editing_the_reply(telegram: FakeT
                                                                   start_bot: BotFactory) -> None:
     """People fix a typo by editing what they sent. The panel shows why the tiles were refused and
     asks the same question, so the edited reply answers it."""
-    await start_bot(rate_limiter=quick_limiter(), XUEZHAN_LANG="en")
-    alice = telegram.user("Alice")
-    group = telegram.group("Real tiles", members=[alice], admins=[alice])
-    await alice.send(group, "/lang en")
-    await telegram.wait_for_bot_message(group, lambda m: "Language" in (m.text or ""))
-    sent = await alice.send(group, "/keep me Bob Carol Dave")
-    panel = await telegram.wait_for_bot_message(group, lambda m: (m.text or "").startswith("Scorekeeping #"),
-                                                after=sent.message_id)
+    alice, group, panel = await alice_keeps_score_for_four(telegram, start_bot)
     await tap(telegram, alice, panel, "Wall empty")
     before = panel.edit_count
     typed = await alice.send(group, "123m456m789m234p", reply_to=panel)  # one tile short
