@@ -15,18 +15,19 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from functools import partial
 
 from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, WebAppInfo
 from telegram.error import TelegramError
 
 from bot.feature import AnyApplication, Feature
-from bot.i18n import N_, Translator
+from bot.i18n import N_
 from bot.permissions import is_member
 from bot.services import services
 from bot.settings import Settings
 from bot.table.runner import TableRunner
+from bot.table.tables import SeatTexts
 from engine.events import Event
 from storage.interface import NotFound, Storage
 
@@ -36,7 +37,6 @@ HUB_KEY = "xuezhan.web.hub"
 SERVER_KEY = "xuezhan.web.server"
 OPEN_TABLE = N_("Open the table")
 
-SeatTexts = Callable[[TableRunner, int], Translator]  # a seat's language, as the Telegram presenter chose it
 
 
 def web_app_url(base: str, table_id: int) -> str:

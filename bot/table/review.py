@@ -17,7 +17,7 @@ import asyncio
 import contextlib
 import logging
 import re
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Coroutine, Sequence
 from typing import Any
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
@@ -29,6 +29,7 @@ from bot.i18n import Translator, translator
 from bot.services import services, user_language
 from bot.table.feature import TABLES_KEY
 from bot.table.runner import TableRunner, settle
+from bot.table.tables import SeatTexts
 from engine.events import Event
 from engine.rules import RuleSet
 from storage import NotFound, Storage
@@ -72,7 +73,7 @@ class ReviewOffers:
     each person who sat in it (in the background, so the table is not kept waiting)."""
 
     def __init__(self, inner: Any, bot: Any, reviews: Reviews,
-                 seat_texts: Callable[[TableRunner, int], Translator]) -> None:
+                 seat_texts: SeatTexts) -> None:
         self.inner = inner
         self.bot = bot
         self.reviews = reviews

@@ -19,7 +19,7 @@ from apscheduler.jobstores.base import JobLookupError
 from telegram.error import TelegramError
 from telegram.ext import ContextTypes, Job, JobQueue
 
-from bot.i18n import supported
+from bot.i18n import Translator, supported
 from bot.table.presenter import TelegramPresenter
 from bot.table.runner import (
     REFUSALS,
@@ -42,6 +42,8 @@ from storage import HandClosed, Storage, StorageError
 from storage.models import Hand, PlayerKind, Table, TableStatus, Timer
 
 log = logging.getLogger(__name__)
+
+SeatTexts = Callable[[TableRunner, int], Translator]  # a seat's language, as the Telegram presenter chose it
 
 COMPUTER_NAMES = ("AI-1", "AI-2", "AI-3", "AI-4")
 ORPHAN_POLL_SECONDS = 0.5
@@ -110,7 +112,7 @@ class Tables:
         self.limits = limits
         self.bot = presenter.bot  # kept apart: another feature may wrap the presenter
         self._group_texts = presenter.group_texts
-        self.seat_texts = presenter.seat_texts  # each person's language, for what other features send them
+        self.seat_texts: SeatTexts = presenter.seat_texts  # each person's language, for what other features send
         self._ping_due = presenter.ping_due  # the turn pings are Telegram's alone: the web hub has none
         self._repost_table = presenter.repost_table
         self.runners: dict[int, TableRunner] = {}
