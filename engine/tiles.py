@@ -4,7 +4,9 @@ A tile is a plain ``int`` from 0 to 26 (``suit * 9 + rank - 1``) so that hot loo
 analysis and the AI index count arrays directly; the functions here give it names.
 The notation (``123m456p55p``, ``[555p]`` exposed pung, ``(5555p)`` concealed kong,
 ``+9m`` winning tile, situation words) is shared by the CLI, ``/score``, tests and logs,
-and every ``format_*`` is the exact inverse of its ``parse_*``:
+and every ``format_*`` is the exact inverse of its ``parse_*``. Parsing also takes what people
+type in a chat: Chinese numerals (``一二三万``, as the tiles are named), a Chinese input method's
+full-width characters (``１２３ｍ``) and the Unicode tile characters (``🀇🀈🀉``):
 
 >>> format_tiles(parse_tiles("123万456筒55p"))
 '123m45655p'
@@ -57,6 +59,25 @@ _SUIT_ALIASES = {
     "s": 2, "b": 2, "条": 2, "索": 2, "條": 2,
 }
 _ZH_NUMERALS = "一二三四五六七八九"
+# A rank is an ASCII digit or a numeral as the tiles are named (一万, and 幺 as in 幺鸡 = 1s).
+_RANKS: dict[str, int] = {str(rank): rank for rank in range(1, 10)}
+_RANKS.update({numeral: rank for rank, numeral in enumerate(_ZH_NUMERALS, start=1)})
+_RANKS["幺"] = 1
+# Unicode's mahjong tiles: 🀇-🀏 one to nine of characters, 🀐-🀘 of bamboo, 🀙-🀡 of dots. The
+# rest of the block (winds, dragons, flowers, seasons, joker, back) is not in a Sichuan set.
+_TILE_CHARACTERS: dict[str, int] = {}
+for _first, _suit in ((0x1F007, 0), (0x1F010, 2), (0x1F019, 1)):
+    _TILE_CHARACTERS.update({chr(_first + rank): _suit * 9 + rank for rank in range(9)})
+_MAHJONG_BLOCK = range(0x1F000, 0x1F030)
+_EMOJI_STYLE = "\ufe0f"  # a phone's emoji keyboard may send it after a tile character
+# A Chinese input method types full-width forms (１２３ｍ, ＋, （）); each is read as its ASCII
+# character, one for one, so the positions in error messages still count what was typed.
+_FULL_WIDTH = {code: code - 0xFEE0 for code in range(0xFF01, 0xFF5F)} | {0x3000: ord(" ")}
+
+
+def is_rank(ch: str) -> bool:
+    """Whether ``ch`` is written as a tile's number (``0`` too, so that it can be refused as one)."""
+    return ch.isdigit() or ch in _RANKS
 
 
 def make_tile(rank: int, suit: Suit | int) -> Tile:
@@ -230,15 +251,15 @@ class DescribedHand:
 
 # --- parsing ----------------------------------------------------------------------------
 
-_OPENERS = {"[": "]", "【": "】", "(": ")", "（": "）"}
-_SEPARATORS = set(" \t\n,，、;；")
+_OPENERS = {"[": "]", "【": "】", "(": ")"}  # and （ ）, read as ( ) like every full-width form
+_SEPARATORS = set(" \t\n,，、;；") | {_EMOJI_STYLE}
 
 
 class _Reader:
     """A cursor over the text that reports positions 1-based, as a person counts."""
 
     def __init__(self, text: str) -> None:
-        self.text = text
+        self.text = text.translate(_FULL_WIDTH)
         self.pos = 0
 
     def peek(self) -> str:
@@ -248,15 +269,30 @@ class _Reader:
         where = (self.pos if at is None else at) + 1
         return HandError("parse", f"{message} at position {where}", position=where, **params)
 
+    def at_tiles(self) -> bool:
+        ch = self.peek()
+        return is_rank(ch) or (len(ch) == 1 and ord(ch) in _MAHJONG_BLOCK)
+
+    def tiles(self) -> list[Tile]:
+        """The tiles written from here: numbers and their suit, or one tile character."""
+        ch = self.peek()
+        if ch not in _RANKS and ord(ch) in _MAHJONG_BLOCK:
+            if ch not in _TILE_CHARACTERS:
+                raise self.error(f"{ch!r} is not a tile of Sichuan mahjong (no winds, dragons or flowers)",
+                                 char=ch, not_sichuan=True)
+            self.pos += 1
+            return [_TILE_CHARACTERS[ch]]
+        return self.tile_group()
+
     def tile_group(self) -> list[Tile]:
-        """Digits followed by a suit: ``123m``."""
+        """Numbers followed by a suit: ``123m``, ``一二三万``."""
         start = self.pos
         ranks: list[int] = []
-        while self.peek().isdigit():
+        while is_rank(self.peek()):
             ch = self.peek()
-            if ch == "0" or not ch.isascii():
+            if ch not in _RANKS:
                 raise self.error(f"{ch!r} is not a tile number (1-9)", char=ch)
-            ranks.append(int(ch))
+            ranks.append(_RANKS[ch])
             self.pos += 1
         ch = self.peek()
         if ch.lower() not in _SUIT_ALIASES:
@@ -268,6 +304,13 @@ class _Reader:
         return [suit * 9 + r - 1 for r in ranks]
 
 
+def starts_like_tiles(text: str) -> bool:
+    """Whether ``text`` begins as a hand is written (tiles or a meld's bracket), so that a chat
+    can take it for one without a command."""
+    reader = _Reader(text.lstrip())
+    return reader.at_tiles() or reader.peek() in _OPENERS
+
+
 def parse_tiles(text: str) -> list[Tile]:
     """Plain tiles in the order written, e.g. ``"123m 55p"``; no melds or words."""
     reader = _Reader(text)
@@ -276,8 +319,8 @@ def parse_tiles(text: str) -> list[Tile]:
         ch = reader.peek()
         if ch in _SEPARATORS:
             reader.pos += 1
-        elif ch.isdigit():
-            tiles.extend(reader.tile_group())
+        elif reader.at_tiles():
+            tiles.extend(reader.tiles())
         else:
             raise reader.error(f"unknown character {ch!r}", char=ch)
     return tiles
@@ -337,18 +380,18 @@ def _parse_hand(text: str) -> tuple[DescribedHand, bool]:
         ch = reader.peek()
         if ch in _SEPARATORS:
             reader.pos += 1
-        elif ch.isdigit():
-            concealed.extend(reader.tile_group())
+        elif reader.at_tiles():
+            concealed.extend(reader.tiles())
         elif ch in _OPENERS:
             melds.append(_parse_meld(reader))
-        elif ch in "+＋":
+        elif ch == "+":
             at = reader.pos
             reader.pos += 1
             if win_tile is not None:
                 raise reader.error("only one winning tile may be marked with +", at=at)
-            if not reader.peek().isdigit():
+            if not reader.at_tiles():
                 raise reader.error("+ must be followed by one tile, like +9m", at=at)
-            group = reader.tile_group()
+            group = reader.tiles()
             if len(group) != 1:
                 raise reader.error("+ must be followed by exactly one tile", at=at)
             win_tile = group[0]
@@ -377,13 +420,13 @@ def _parse_meld(reader: _Reader) -> Meld:
             raise reader.error(f"{opener!r} is never closed with {closer!r}", at=start)
         if ch in _SEPARATORS:
             reader.pos += 1
-        elif ch.isdigit():
-            tiles.extend(reader.tile_group())
+        elif reader.at_tiles():
+            tiles.extend(reader.tiles())
         else:
             raise reader.error(f"unknown character {ch!r} inside a meld", char=ch)
     reader.pos += 1
     written = reader.text[start : reader.pos]
-    concealed = opener in "(（"
+    concealed = opener == "("
     if not tiles or len(set(tiles)) != 1 or len(tiles) not in (3, 4):
         raise reader.error(
             f"{written} is not a pung or kong (three or four identical tiles)",

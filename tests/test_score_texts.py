@@ -12,7 +12,7 @@ from bot.score.texts import error_text
 from engine.rules import RuleSet
 from engine.tiles import HandError, format_tiles
 
-NOTATION = "123456789mps[]()+ 万筒条zimo自摸杠上花海底0x,"
+NOTATION = "123456789mps[]()+ 万筒条zimo自摸杠上花海底0x,一九幺１ｍ（＋🀙🀄\ufe0f"
 typed = st.text(alphabet=NOTATION, max_size=30)
 two_suit_hands = st.lists(st.integers(0, 17), min_size=12, max_size=15).map(sorted).map(format_tiles)
 
@@ -40,6 +40,7 @@ def test_any_count_of_two_suit_tiles_gets_an_answer_or_a_correction(written: str
 
 
 def test_a_correction_never_shows_the_english_message_in_chinese() -> None:
-    for written in ("123x", "1234m", "11111m234p567p789p", "123m456p789s11m234m", "123m456m789m19p555p"):
+    for written in ("123x", "🀄", "一二三", "1234m", "11111m234p567p789p", "123m456p789s11m234m",
+                    "123m456m789m19p555p"):
         text = outcome(written, "zh")
         assert text and "position" not in text and "tiles" not in text

@@ -19,6 +19,7 @@ from engine.tiles import (
     parse_hand,
     parse_tile,
     parse_tiles,
+    starts_like_tiles,
     tile_name,
     tile_zh,
 )
@@ -53,6 +54,47 @@ def test_suit_spellings_are_equivalent() -> None:
     assert parse_tiles("123m456p55p") == parse_tiles("123万456筒55筒") == parse_tiles("123w 456t 55t")
     assert parse_tiles("1s9b") == parse_tiles("1条9索")
     assert parse_tiles("5饼") == parse_tiles("5p")
+
+
+def test_a_hand_typed_as_people_type_it_in_a_chat() -> None:
+    """Chinese numerals (the tiles' names), a Chinese input method's full-width forms and
+    Unicode's tile characters all spell the same hand as the ASCII notation."""
+    ascii_hand = parse_hand("123m 456m 789m 11p [222p] +1p 自摸")
+    assert parse_hand("一二三万 四五六万 七八九万 一一筒 [二二二筒] +一筒 自摸") == ascii_hand
+    assert parse_hand("一万二万三万四万五万六万七万八万九万一筒一筒【二筒二筒二筒】＋一筒 自摸") == ascii_hand
+    assert parse_hand("１２３ｍ　４５６ｍ　７８９Ｍ　１１ｐ　［２２２ｐ］　＋１ｐ　ＺＩＭＯ") == ascii_hand
+    assert parse_hand("🀇🀈🀉🀊🀋🀌🀍🀎🀏🀙🀙 [🀚🀚🀚] +🀙 zimo") == ascii_hand
+    assert parse_tiles("🀐🀘🀙🀡🀇🀏") == parse_tiles("19s19p19m")
+    assert parse_tiles("幺条") == parse_tiles("1s")
+    # a phone's emoji keyboard sends a style selector after each tile character
+    assert parse_tiles("🀙\ufe0f🀚\ufe0f") == parse_tiles("12p")
+    assert parse_hand("（５５５５ｐ）").melds == (Meld(MeldKind.CONCEALED_KONG, parse_tile("5p")),)
+
+
+@pytest.mark.parametrize(
+    ("text", "fragment", "position"),
+    [
+        ("123m🀄", "not a tile of Sichuan mahjong", 5),
+        ("🀀🀁🀂", "not a tile of Sichuan mahjong", 1),
+        ("一二三", "have no suit", 1),
+        ("１２３ｍ　０ｐ", "'0' is not a tile number", 6),
+        ("幺鸡", "'鸡' is not a suit", 2),
+    ],
+)
+def test_what_a_chat_types_wrongly_gets_a_specific_message(text: str, fragment: str, position: int) -> None:
+    with pytest.raises(HandError) as info:
+        parse_hand(text)
+    assert fragment in info.value.message
+    assert info.value.params["position"] == position
+
+
+@pytest.mark.parametrize(
+    ("text", "starts"),
+    [("123m", True), ("  一万", True), ("１２ｍ", True), ("🀙", True), ("🀄", True), ("[555p]", True),
+     ("（5555p）", True), ("hello", False), ("自摸", False), ("", False), ("   ", False)],
+)
+def test_what_starts_like_a_hand(text: str, starts: bool) -> None:
+    assert starts_like_tiles(text) is starts
 
 
 def test_tile_names() -> None:

@@ -1,8 +1,8 @@
 """A private chat never goes unanswered: a typed hand is scored, anything else gets one line of help.
 
 This feature is registered last, so it sees only the private messages no other feature took
-(their commands, replies to their prompts, photos). Text that starts like a hand (a digit or a
-meld bracket) is answered exactly as ``/score <text>`` would be, corrections included.
+(their commands, replies to their prompts, photos). Text that starts like a hand (a number, a
+tile character or a meld bracket) is answered exactly as ``/score <text>`` would be, corrections included.
 """
 
 from __future__ import annotations
@@ -14,12 +14,7 @@ from bot.feature import Context, Feature
 from bot.score.chat import answer_written
 from bot.score.texts import EXAMPLE
 from bot.services import texts_for
-
-_HAND_STARTS = tuple("0123456789[【(（")
-
-
-def looks_like_a_hand(text: str) -> bool:
-    return text.strip().startswith(_HAND_STARTS)
+from engine.tiles import starts_like_tiles
 
 
 async def unclaimed_private_message(update: Update, context: Context) -> None:
@@ -27,7 +22,7 @@ async def unclaimed_private_message(update: Update, context: Context) -> None:
     if message is None:
         return
     text = message.text or ""
-    if text and not text.startswith("/") and looks_like_a_hand(text):
+    if text and not text.startswith("/") and starts_like_tiles(text):
         await answer_written(update, context, text)
         return
     texts = await texts_for(update, context)

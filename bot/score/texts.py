@@ -16,7 +16,7 @@ from bot.table.views import score_lines, tile_label
 from engine import analysis
 from engine.rules import RuleSet
 from engine.scoring import Score
-from engine.tiles import HandError, Situation, Tile, counts_of, parse_hand, parse_tile
+from engine.tiles import HandError, Situation, Tile, counts_of, is_rank, parse_hand, parse_tile
 
 EXAMPLE = "123m 456m 789m 234p 5p +5p"
 WORDS = "自摸 zimo, 杠上花 gangshanghua, 杠上炮 gangshangpao, 抢杠 qianggang, 海底 haidi, 绝张 juezhang"
@@ -75,6 +75,9 @@ def _parse_error_text(error: HandError, written: str, texts: Translator) -> str:
     elif "word" in params:
         found = texts.t("I don't know the word “{word}” (position {position}). The words I know: {words}.",
                         word=params["word"], position=position, words=WORDS)
+    elif params.get("not_sichuan"):
+        found = texts.t("“{char}” (position {position}) is not in a Sichuan set, which has only 万, 筒 and 条: "
+                        "no winds, dragons or flowers.", char=params["char"], position=position)
     elif "char" in params and not str(params["char"]).strip():
         found = texts.t("The numbers just before position {position} have no suit: add m (万), p (筒) or s (条).",
                         position=position)
@@ -98,7 +101,7 @@ def _at_position_text(char: str, position: int, texts: Translator) -> str:
                        "(position {position}).", position=position)
     if char in _OPENERS:
         return texts.t("The bracket at position {position} is never closed.", position=position)
-    if char.isdigit():
+    if is_rank(char):
         return texts.t("The numbers at position {position} have no suit: add m (万), p (筒) or s (条).",
                        position=position)
     return texts.t("I could not read the hand at position {position}.", position=position)

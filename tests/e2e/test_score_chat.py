@@ -249,5 +249,11 @@ async def test_a_private_chat_scores_a_typed_hand_and_helps_with_anything_else(
         assert reply.text.startswith("Send me a hand to value it") and "\n" not in reply.text
     correction = await ask(telegram, alice, alice, "123m456m789m234p5")
     assert "no suit" in correction.text
+    # as people type in a chat: the tiles' Chinese names, full-width forms, Unicode's tile characters
+    for written in ("一一一二三四五六七八九九九万 ＋五万", "１１１２３４５６７８９９９ｍ ＋５ｍ", "🀇🀇🀇🀈🀉🀊🀋🀌🀍🀎🀏🀏🀏 +🀋"):
+        answer = await ask(telegram, alice, alice, written)
+        assert answer.photo is not None and caption_lines(answer)[0] == "1112345678999m +5m", written
+    not_sichuan = await ask(telegram, alice, alice, "🀄🀄🀄 123m")
+    assert "is not in a Sichuan set" in not_sichuan.text
     helped = await ask(telegram, alice, alice, "/help")
     assert not helped.text.startswith("Send me a hand")  # a known command is not the fallback's
