@@ -252,6 +252,7 @@ class DescribedHand:
 # --- parsing ----------------------------------------------------------------------------
 
 _OPENERS = {"[": "]", "【": "】", "(": ")"}  # and （ ）, read as ( ) like every full-width form
+_WIN_MARKS = ("+", "胡")  # 胡五万: "won on 5m", as a player says it
 _SEPARATORS = set(" \t\n,，、;；") | {_EMOJI_STYLE}
 
 
@@ -384,7 +385,7 @@ def _parse_hand(text: str) -> tuple[DescribedHand, bool]:
             concealed.extend(reader.tiles())
         elif ch in _OPENERS:
             melds.append(_parse_meld(reader))
-        elif ch == "+":
+        elif ch in _WIN_MARKS:
             at = reader.pos
             reader.pos += 1
             if win_tile is not None:

@@ -61,6 +61,7 @@ def test_a_hand_typed_as_people_type_it_in_a_chat() -> None:
     Unicode's tile characters all spell the same hand as the ASCII notation."""
     ascii_hand = parse_hand("123m 456m 789m 11p [222p] +1p 自摸")
     assert parse_hand("一二三万 四五六万 七八九万 一一筒 [二二二筒] +一筒 自摸") == ascii_hand
+    assert parse_hand("自摸 一二三万 四五六万 七八九万 一一筒 [二二二筒] 胡一筒") == ascii_hand
     assert parse_hand("一万二万三万四万五万六万七万八万九万一筒一筒【二筒二筒二筒】＋一筒 自摸") == ascii_hand
     assert parse_hand("１２３ｍ　４５６ｍ　７８９Ｍ　１１ｐ　［２２２ｐ］　＋１ｐ　ＺＩＭＯ") == ascii_hand
     assert parse_hand("🀇🀈🀉🀊🀋🀌🀍🀎🀏🀙🀙 [🀚🀚🀚] +🀙 zimo") == ascii_hand
@@ -79,6 +80,7 @@ def test_a_hand_typed_as_people_type_it_in_a_chat() -> None:
         ("一二三", "have no suit", 1),
         ("１２３ｍ　０ｐ", "'0' is not a tile number", 6),
         ("幺鸡", "'鸡' is not a suit", 2),
+        ("123m 胡", "+ must be followed by one tile", 6),
     ],
 )
 def test_what_a_chat_types_wrongly_gets_a_specific_message(text: str, fragment: str, position: int) -> None:

@@ -96,7 +96,7 @@ def _parse_error_text(error: HandError, written: str, texts: Translator) -> str:
 
 def _at_position_text(char: str, position: int, texts: Translator) -> str:
     """The parse errors that carry only a position: what stands there tells which one it was."""
-    if char in "+＋":
+    if char in "+＋胡":
         return texts.t("Mark the winning tile with one + followed by exactly one tile, like +5p "
                        "(position {position}).", position=position)
     if char in _OPENERS:
