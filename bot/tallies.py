@@ -28,6 +28,7 @@ from bot.keep.words import record_words, value_words
 from bot.permissions import acts_as_admin
 from bot.services import services, texts_for
 from bot.table.feature import move_chat
+from bot.when import read_clock, read_time_zone, zone_label
 from rendering.models import MAX_TALLY_ENTRIES, TallyEntry
 from storage import days
 from storage.models import DayTally, DueSummary, HandResult, PlayerKind, PlayerStats, PlayerTotal
@@ -299,21 +300,22 @@ async def summary_command(update: Update, context: Context) -> None:
     if not context.args:
         await message.reply_text(texts.t("The daily summary is posted at {time} ({zone}). Change it with "
                                          "/summary HH:MM and /timezone Area/City.",
-                                         time=stored.summary_time, zone=stored.timezone))
+                                         time=stored.summary_time, zone=zone_label(stored.timezone)))
         return
     if not await acts_as_admin(update, context):
         await message.reply_text(texts.t("Only group admins can change this."))
         return
+    written = "".join(context.args)
     try:
-        at = days.parse_summary_time(context.args[0])
+        at = read_clock(written)
     except days.CalendarError:
         await message.reply_text(texts.t("“{text}” is not a time: write HH:MM between 00:00 and 23:59, "
-                                         "e.g. /summary 22:30.", text=context.args[0]))
+                                         "e.g. /summary 22:30.", text=written))
         return
     when = at.strftime("%H:%M")
     await storage.update_chat(chat.id, summary_time=when)
     await message.reply_text(texts.t("The daily summary will be posted at {time} ({zone}).", time=when,
-                                     zone=stored.timezone))
+                                     zone=zone_label(stored.timezone)))
 
 
 async def timezone_command(update: Update, context: Context) -> None:
@@ -326,21 +328,21 @@ async def timezone_command(update: Update, context: Context) -> None:
     stored = await storage.get_chat(chat.id)
     if not context.args:
         await message.reply_text(texts.t("This chat's time zone is {zone}. Change it with /timezone Area/City, "
-                                         "e.g. /timezone Europe/Berlin.", zone=stored.timezone))
+                                         "e.g. /timezone Europe/Berlin.", zone=zone_label(stored.timezone)))
         return
     if not await acts_as_admin(update, context):
         await message.reply_text(texts.t("Only group admins can change this."))
         return
-    name = context.args[0]
+    written = " ".join(context.args)
     try:
-        days.zone(name)
+        name = read_time_zone(written)
     except days.CalendarError:
-        await message.reply_text(texts.t("“{text}” is not a time zone I know: use an IANA name such as "
-                                         "Asia/Shanghai or Europe/Berlin.", text=name))
+        await message.reply_text(texts.t("“{text}” is not a time zone I know: use a name such as Asia/Shanghai "
+                                         "or Europe/Berlin, or an offset such as UTC+8.", text=written))
         return
     await storage.update_chat(chat.id, timezone=name)
     await message.reply_text(texts.t("Time zone set to {zone}; days and the daily summary ({time}) follow it.",
-                                     zone=name, time=stored.summary_time))
+                                     zone=zone_label(name), time=stored.summary_time))
 
 
 # --- the daily summary job ---------------------------------------------------------------------

@@ -7,6 +7,7 @@ that days of 23 or 25 hours (daylight saving) still begin and end at local midni
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -30,11 +31,9 @@ def parse_summary_time(text: str) -> time:
     >>> parse_summary_time("7:05")
     datetime.time(7, 5)
     """
-    hours, sep, minutes = text.strip().partition(":")
-    if sep and hours.isdigit() and minutes.isdigit() and len(minutes) == 2:
-        h, m = int(hours), int(minutes)
-        if h < 24 and m < 60:
-            return time(h, m)
+    found = re.fullmatch(r"(\d{1,2}):(\d{2})", text.strip(), re.ASCII)
+    if found and int(found[1]) < 24 and int(found[2]) < 60:
+        return time(int(found[1]), int(found[2]))
     raise CalendarError(f"summary time must be HH:MM between 00:00 and 23:59, not {text!r}")
 
 

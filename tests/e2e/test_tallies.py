@@ -17,6 +17,7 @@ from table_players import HumanPlayer, play_until_over, start_game
 from bot import tallies
 from bot.ratelimit import TelegramRateLimiter
 from bot.services import services
+from bot.when import zone_label
 from storage.models import PlayerKind
 
 SHANGHAI, BERLIN = ZoneInfo("Asia/Shanghai"), ZoneInfo("Europe/Berlin")
@@ -158,7 +159,7 @@ async def test_tally_balances_and_leaderboard_equal_sums_of_the_ledger(
     # The chat's day in a zone where it is about noon, so that no local midnight (nor month's end)
     # falls between the chips booked below and /today or /top's "This month".
     zone = zone_at_noon()
-    assert zone in (await say(telegram, alice, group, f"/timezone {zone}")).text
+    assert zone_label(zone) in (await say(telegram, alice, group, f"/timezone {zone}")).text
     assert "No chips have moved" in (await say(telegram, alice, group, "/today")).text
 
     # A hosted hand: Alice and three computer players.
@@ -222,3 +223,22 @@ async def test_tally_balances_and_leaderboard_equal_sums_of_the_ledger(
     assert "hosted hand #" in history and "Self-draw: Dave" in history
     assert "No player called" in (await say(telegram, alice, group, "/balance Nobody")).text
     assert telegram.unanswered_presses() == []
+
+
+async def test_an_admin_sets_the_summary_time_and_zone_as_people_type_them(
+    telegram: FakeTelegram, start_bot: BotFactory
+) -> None:
+    app = await start_bot(XUEZHAN_LANG="en")
+    alice = telegram.user("Alice")
+    group = telegram.group("Friends", members=[alice], admins=[alice])
+    await say(telegram, alice, group, "/lang en")
+    assert "posted at 22:30 (Asia/Shanghai)" in (await say(telegram, alice, group, "/summary 22：30")).text
+    assert "posted at 21:30" in (await say(telegram, alice, group, "/summary 21点半")).text
+    assert "Time zone set to UTC+8" in (await say(telegram, alice, group, "/timezone UTC+8")).text
+    assert "21:30 (UTC+8)" in (await say(telegram, alice, group, "/summary")).text
+    assert "Time zone set to Europe/Berlin" in (await say(telegram, alice, group, "/timezone europe/berlin")).text
+    assert "Time zone set to Asia/Shanghai" in (await say(telegram, alice, group, "/timezone 北京时间")).text
+    refused = await say(telegram, alice, group, "/timezone UTC+5:30")
+    assert "is not a time zone I know" in refused.text and "UTC+8" in refused.text
+    chat = await services(app).storage.get_chat(group.id)
+    assert (chat.timezone, chat.summary_time) == ("Asia/Shanghai", "21:30")
