@@ -77,7 +77,7 @@ def signed_id(secret: str, kind: str, value: int) -> str:
 def verified_id(secret: str, kind: str, argument: str) -> int | None:
     """The id of a ``<id>_<signature>`` argument, or None if it is malformed or forged."""
     raw, _, signature = argument.partition("_")
-    if not raw.isdigit() or len(raw) > 12:
+    if not (raw.isascii() and raw.isdigit()) or len(raw) > 12:  # "²".isdigit(), and int("²") fails
         return None
     value = int(raw)
-    return value if hmac.compare_digest(signature, link_signature(secret, kind, value)) else None
+    return value if hmac.compare_digest(signature.encode(), link_signature(secret, kind, value).encode()) else None

@@ -87,7 +87,7 @@ class Settings(BaseSettings):
     @classmethod
     def _admin_ids(cls, value: str) -> str:
         for part in value.split(","):
-            if part.strip() and not part.strip().lstrip("-").isdigit():
+            if part.strip() and not (part.strip().isascii() and part.strip().lstrip("-").isdigit()):
                 raise ValueError(f"{part.strip()!r} is not a numeric Telegram user id")
         return value
 

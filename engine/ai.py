@@ -429,7 +429,7 @@ def make_player(name: str, rules: RuleSet | None = None, seed: int = 0) -> Playe
 
         return EasyPlayer(rules, seed)
     rounds = name.removeprefix("hard-") if name.startswith("hard-") else ""
-    if name == "hard" or (rounds.isdigit() and 0 < int(rounds) <= 10_000):
+    if name == "hard" or (rounds.isascii() and rounds.isdigit() and 0 < int(rounds) <= 10_000):
         from engine.ai_search import SearchPlayer
 
         if name == "hard":

@@ -64,7 +64,7 @@ def check_init_data(init_data: str, bot_token: str, *, max_age: float = DEFAULT_
     received = fields.pop("hash", "")
     check = "\n".join(f"{k}={v}" for k, v in sorted(fields.items()))
     expected = hmac.new(_secret_key(bot_token), check.encode(), hashlib.sha256).hexdigest()
-    if not received or not hmac.compare_digest(expected, received):
+    if not received or not hmac.compare_digest(expected.encode(), received.encode()):  # any text, no TypeError
         raise AuthError("forged")
     try:
         signed_at = int(fields["auth_date"])
@@ -88,10 +88,10 @@ def seat_token(secret: bytes, table_id: int, user_id: int) -> str:
 def check_seat_token(secret: bytes, token: str) -> tuple[int, int]:
     """(table_id, user_id) of a token this server signed, or ``AuthError("forged")``."""
     parts = token.split(".")
-    if len(parts) != 3 or not all(p.lstrip("-").isdigit() for p in parts[:2]):
+    if len(parts) != 3 or not all(p.isascii() and p.lstrip("-").isdigit() for p in parts[:2]):
         raise AuthError("malformed")
     body = f"{parts[0]}.{parts[1]}"
-    if not hmac.compare_digest(_mac(secret, body), parts[2]):
+    if not hmac.compare_digest(_mac(secret, body).encode(), parts[2].encode()):
         raise AuthError("forged")
     return int(parts[0]), int(parts[1])
 

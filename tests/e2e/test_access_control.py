@@ -42,7 +42,9 @@ async def test_forged_lobby_presses_and_guessed_links_seat_no_stranger(
         forged = await eve.press(elsewhere, data=f"lb:{table.id}:{verb}", check=False)
         assert await forged.answer() == "That button is out of date.", verb
     # The plain table id (what the old link carried) and a made-up signature are refused.
-    for payload in (f"join_{table.id}", f"join_{table.id}_000000000000"):
+    # So are links typed by hand with digits that are not ASCII, or a signature that is not.
+    for payload in (f"join_{table.id}", f"join_{table.id}_000000000000", "join_²_000000000000",
+                    f"join_{table.id}_é"):
         sent = await eve.start(payload)
         answer = await telegram.wait_for_bot_message(eve, lambda m: "table" in (m.text or ""), after=sent.message_id)
         assert "no longer exists" in answer.text

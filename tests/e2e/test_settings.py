@@ -64,6 +64,7 @@ def test_the_webhook_path_and_secret_come_from_the_url_and_the_token() -> None:
         ({"TELEGRAM_BOT_TOKEN": "123:abc"}, "TELEGRAM_BOT_TOKEN is invalid: does not look like a BotFather token "
                                             "(digits, a colon, then 35 characters)."),
         ({"XUEZHAN_ADMINS": "12,bob"}, "XUEZHAN_ADMINS is invalid: 'bob' is not a numeric Telegram user id."),
+        ({"XUEZHAN_ADMINS": "12,³"}, "XUEZHAN_ADMINS is invalid: '³' is not a numeric Telegram user id."),
         ({"XUEZHAN_API_URL": "api.telegram.org"}, "XUEZHAN_API_URL is invalid: 'api.telegram.org' is not an "
                                                   "http(s) URL."),
         ({"XUEZHAN_CLAIM_SECONDS": "0"}, "XUEZHAN_CLAIM_SECONDS is invalid: Input should be greater than 0."),

@@ -49,7 +49,8 @@ def test_init_data_older_than_the_limit_has_expired() -> None:
     assert refused.value.key == "expired"
 
 
-@pytest.mark.parametrize("junk", ["", "hash=", "user=%7B&auth_date=1&hash=00", "a=1&a=2&hash=1", "%%%"])
+@pytest.mark.parametrize("junk", ["", "hash=", "user=%7B&auth_date=1&hash=00", "a=1&a=2&hash=1", "%%%",
+                                  "user=1&hash=%C3%A9"])
 def test_unreadable_init_data_is_refused(junk: str) -> None:
     with pytest.raises(AuthError):
         check_init_data(junk, TOKEN)
@@ -58,7 +59,7 @@ def test_unreadable_init_data_is_refused(junk: str) -> None:
 def test_a_seat_token_is_checked_against_the_servers_secret() -> None:
     token = seat_token(b"secret", 3, 1)
     assert check_seat_token(b"secret", token) == (3, 1)
-    for bad in (seat_token(b"other", 3, 1), token.replace("3.1.", "3.2."), "3.1", "x.y.z"):
+    for bad in (seat_token(b"other", 3, 1), token.replace("3.1.", "3.2."), "3.1", "x.y.z", "².1.00", "3.1.é"):
         with pytest.raises(AuthError):
             check_seat_token(b"secret", bad)
 
