@@ -22,18 +22,26 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run)
 
 
+def _photo_bytes(photo: Path, limit: int) -> bytes:
+    """The file's bytes, or the ``VisionError`` that says why there are none to read."""
+    from vision import VisionError
+
+    try:
+        if photo.stat().st_size > limit:
+            raise VisionError("too_large", f"the file has {photo.stat().st_size} bytes; the limit is {limit}")
+        return photo.read_bytes()
+    except FileNotFoundError:
+        raise VisionError("not_found", f"no such file: {photo}") from None
+    except OSError as error:  # a folder, no permission
+        raise VisionError("not_found", f"cannot read {photo}: {error.strerror or error}") from None
+
+
 def run(args: argparse.Namespace) -> int:
     from vision import VisionError, recognize
     from vision.image import MAX_BYTES
 
     try:
-        if not args.photo.is_file():
-            raise VisionError("not_found", f"no such file: {args.photo}")
-        if args.photo.stat().st_size > MAX_BYTES:
-            raise VisionError(
-                "too_large", f"the file has {args.photo.stat().st_size} bytes; the limit is {MAX_BYTES}"
-            )
-        result = recognize(args.photo.read_bytes())
+        result = recognize(_photo_bytes(args.photo, MAX_BYTES))
     except VisionError as error:
         if args.json:
             print(

@@ -64,6 +64,13 @@ def load_log(text: str) -> dict[str, Any]:
     return {"rules": rules, "seed": seed, "dealer": dealer, "actions": actions, "wall": wall}
 
 
+def _read_log(name: str) -> str:
+    try:
+        return sys.stdin.read() if name == "-" else Path(name).read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise BadLog(f"{name} is not a text file: a game log is JSON") from None
+
+
 def run_review(args: argparse.Namespace) -> int:
     from bot.i18n import translator
     from bot.review_text import moment_picture, moment_text, nothing_to_add, seat_heading
@@ -71,7 +78,7 @@ def run_review(args: argparse.Namespace) -> int:
     from engine.review import REVIEW_SAMPLES, review_hand
 
     try:
-        text = sys.stdin.read() if args.game_log == "-" else Path(args.game_log).read_text(encoding="utf-8")
+        text = _read_log(args.game_log)
         log = load_log(text)
         seats = args.seat or [0, 1, 2, 3]
         if any(not 0 <= s <= 3 for s in seats):
@@ -95,10 +102,14 @@ def run_review(args: argparse.Namespace) -> int:
     tr = translator(args.lang)
     if args.pictures:
         out = Path(args.pictures)
-        out.mkdir(parents=True, exist_ok=True)
-        for seat, moments in reviews.items():
-            for i, m in enumerate(moments, 1):
-                moment_picture(tr, m).save(out / f"seat{seat}-{i}.png")
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+            for seat, moments in reviews.items():
+                for i, m in enumerate(moments, 1):
+                    moment_picture(tr, m).save(out / f"seat{seat}-{i}.png")
+        except OSError as exc:
+            print(f"xuezhan review: cannot write the pictures: {exc}", file=sys.stderr)
+            return EXIT_BAD_INPUT
     if args.json:
         payload = {"ok": True, "seats": {str(s): [m.to_dict() for m in ms] for s, ms in reviews.items()}}
         print(json.dumps(payload, ensure_ascii=False))

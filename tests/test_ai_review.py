@@ -84,9 +84,17 @@ def test_review_command_prints_the_moment_and_refuses_bad_logs(tmp_path: Path, c
     text = capsys.readouterr().out
     assert (pictures / "seat0-1.png").stat().st_size > 1000
     assert "discard 2p" in text and "discard 9p" in text and "ready, 8 winning tiles left" in text
+    (tmp_path / "taken").write_text("a file where the folder of pictures would go")
+    assert xuezhan([*args[:-1], str(tmp_path / "taken" / "pictures")]) == 2
+    assert "cannot write the pictures" in capsys.readouterr().err
     log.write_text("{not json")
     assert xuezhan(["review", str(log)]) == 2
     assert "not JSON" in capsys.readouterr().err
     log.write_text(json.dumps({"seed": 0}))
     assert xuezhan(["review", str(log)]) == 2
     assert "no rules, dealer, actions" in capsys.readouterr().err
+    log.write_bytes(b"\xff\xfe\x00")
+    assert xuezhan(["review", str(log)]) == 2
+    assert "is not a text file" in capsys.readouterr().err
+    assert xuezhan(["review", str(tmp_path)]) == 2  # a folder
+    assert "xuezhan review:" in capsys.readouterr().err

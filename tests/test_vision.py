@@ -131,6 +131,8 @@ def test_cli_errors_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     assert json.loads(capsys.readouterr().out)["error"] == "not_an_image"
     assert main(["recognize", str(tmp_path / "missing.jpg"), "--json"]) == 2
     assert json.loads(capsys.readouterr().out)["error"] == "not_found"
+    assert main(["recognize", str(tmp_path), "--json"]) == 2  # a folder
+    assert "cannot read" in json.loads(capsys.readouterr().out)["message"]
 
 
 def test_models_load_without_the_shared_folder(tmp_path: Path) -> None:
