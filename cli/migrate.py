@@ -25,6 +25,7 @@ from typing import Any
 
 from storage import HandStatus, StorageError, open_storage
 from storage.factory import describe, redacted
+from storage.preflight import sqlite_problem
 
 
 def register(subparsers: Any) -> None:
@@ -49,6 +50,9 @@ def run_migrate(args: argparse.Namespace) -> int:
                     "(--to postgresql://…)", 2)
     if not Path(source).is_file():
         return _say(f"xuezhan migrate: no database file at {source}", 2)
+    problem = sqlite_problem(Path(source))
+    if problem is not None:
+        return _say(f"xuezhan migrate: {problem}", 2)
     try:
         problems = asyncio.run(_migrate(source, target))
     except (StorageError, OSError) as exc:

@@ -11,6 +11,7 @@ from pathlib import Path
 from storage import StorageError, open_storage
 from storage.export import write_ledger_csv
 from storage.factory import describe
+from storage.preflight import database_problem
 
 DEFAULT_DB = "xuezhan.db"
 
@@ -37,6 +38,10 @@ def run_export(args: argparse.Namespace) -> int:
         return 2
     if backend == "sqlite" and not Path(where).is_file():
         print(f"xuezhan export: no database file at {where}", file=sys.stderr)
+        return 2
+    problem = database_problem(target)
+    if problem is not None:
+        print(f"xuezhan export: {problem}", file=sys.stderr)
         return 2
     try:
         count = asyncio.run(_export(target, args.chat, args.out))

@@ -92,3 +92,7 @@ def test_bad_arguments_get_a_clear_answer(tmp_path, capsys):
     assert "copies from SQLite" in capsys.readouterr().err
     assert main(["migrate", "--from", "x.db", "--to", "mysql://u@h/d"]) == 2
     assert "unknown database" in capsys.readouterr().err
+    notes = tmp_path / "notes.db"
+    notes.write_bytes(b"not a database, whatever its name" * 100)
+    assert main(["migrate", "--from", str(notes), "--to", "postgresql://u@h/d"]) == 2
+    assert "is not a usable SQLite database" in capsys.readouterr().err

@@ -187,3 +187,7 @@ def test_export_without_a_database_says_so(tmp_path, capsys):
     assert main(["export", "--chat", "1", "--db", str(tmp_path / "missing.db")]) == 2
     assert "no database file" in capsys.readouterr().err
     assert not (tmp_path / "missing.db").exists()
+    notes = tmp_path / "notes.db"
+    notes.write_bytes(b"not a database, whatever its name" * 100)
+    assert main(["export", "--chat", "1", "--db", str(notes)]) == 2
+    assert "is not a usable SQLite database" in capsys.readouterr().err
