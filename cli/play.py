@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import errno
 import gc
 import signal
 import socket
@@ -93,8 +94,13 @@ async def _serve(args: argparse.Namespace, terminated: asyncio.Event) -> int:
     from bot.table.runner import Limits
     from engine.rules import RuleSet
     from storage import StorageError, open_storage
+    from storage.preflight import database_problem
     from web.local import LocalTables
 
+    problem = database_problem(args.db)
+    if problem is not None:
+        print(f"xuezhan play: cannot use the ledger {args.db}: {problem}", file=sys.stderr)
+        return EXIT_BAD_INPUT
     try:
         storage = await open_storage(args.db)
     except (StorageError, OSError) as error:
@@ -105,7 +111,9 @@ async def _serve(args: argparse.Namespace, terminated: asyncio.Event) -> int:
         try:
             base = await local.server.start(args.host, args.port)
         except OSError as error:
-            print(f"xuezhan play: cannot listen on {args.host}:{args.port}: {error}", file=sys.stderr)
+            hint = " (is another table using it? --port 0 picks a free port)" if error.errno == errno.EADDRINUSE else ""
+            print(f"xuezhan play: cannot listen on {args.host}:{args.port}: {error.strerror or error}{hint}",
+                  file=sys.stderr)
             return EXIT_BAD_INPUT
         if args.host == "0.0.0.0":
             base = base.replace("127.0.0.1", lan_address())

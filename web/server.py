@@ -83,7 +83,7 @@ class WebServer:
         server = site._server
         assert server is not None and server.sockets  # type: ignore[attr-defined]
         bound = server.sockets[0].getsockname()[1]  # type: ignore[attr-defined]
-        self.url = f"http://{'127.0.0.1' if host in ('0.0.0.0', '') else host}:{bound}/"
+        self.url = f"http://{_url_host(host)}:{bound}/"
         return self.url
 
     async def stop(self) -> None:
@@ -198,3 +198,13 @@ def _json(data: Any) -> dict[str, Any]:
     except (TypeError, ValueError):
         return {}
     return parsed if isinstance(parsed, dict) else {}
+
+
+def _url_host(host: str) -> str:
+    """The host part of this machine's URL when listening on ``host``: an any-address is reached
+    on loopback, and an IPv6 address is written in brackets."""
+    if host in ("0.0.0.0", ""):
+        return "127.0.0.1"
+    if host == "::":
+        return "[::1]"
+    return f"[{host}]" if ":" in host else host

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -13,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import aiohttp
+import pytest
 
 LINK = re.compile(r"(http://127\.0\.0\.1:\d+/\?seat=[0-9a-f.]+)")
 
@@ -113,3 +115,44 @@ def test_play_refuses_a_bad_number_of_seats(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, "-m", "cli.main", "play", "--seats", "5", "--db", str(tmp_path / "x.db")],
                           capture_output=True, text=True, cwd=Path(__file__).parents[2], check=False)
     assert done.returncode == 2 and "--seats must be 1 to 4" in done.stderr
+
+
+def _play_refusal(tmp_path: Path, *args: str) -> str:
+    """Run ``xuezhan play`` with ``args`` expecting it to refuse: its one line on stderr."""
+    done = subprocess.run([sys.executable, "-m", "cli.main", "play", *args], capture_output=True, text=True,
+                          cwd=Path(__file__).parents[2], check=False, timeout=60)
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    return done.stderr
+
+
+def test_play_refuses_a_ledger_it_cannot_use_and_a_port_in_use_in_one_line(tmp_path: Path) -> None:
+    assert "is a directory" in _play_refusal(tmp_path, "--db", str(tmp_path))
+    notes = tmp_path / "notes.db"
+    notes.write_bytes(b"not a database, whatever its name" * 100)
+    assert "is not a usable SQLite database" in _play_refusal(tmp_path, "--db", str(notes))
+    play = start_play(tmp_path)
+    try:
+        port = re.search(r":(\d+)/", "".join(play.lines))[1]
+        second = _play_refusal(tmp_path, "--port", port, "--db", str(tmp_path / "second.db"))
+        assert "address already in use" in second and "--port 0 picks a free port" in second
+    finally:
+        assert stop(play) == 0
+
+
+def _has_ipv6_loopback() -> bool:
+    try:
+        with socket.socket(socket.AF_INET6) as probe:
+            probe.bind(("::1", 0))
+        return True
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not _has_ipv6_loopback(), reason="this machine has no IPv6 loopback")
+def test_play_on_ipv6_loopback_prints_an_address_a_browser_opens(tmp_path: Path) -> None:
+    play = start_play(tmp_path, "--host", "::1")
+    try:
+        watch = next(line for line in play.lines if "To watch" in line)
+        assert re.search(r"http://\[::1\]:\d+/\?table=\d+", watch), watch
+    finally:
+        assert stop(play) == 0
