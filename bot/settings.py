@@ -98,6 +98,14 @@ class Settings(BaseSettings):
             raise ValueError(f"{value!r} is not an http(s) URL")
         return value.rstrip("/")
 
+    @field_validator("api_url")
+    @classmethod
+    def _bot_api_base(cls, value: str) -> str:
+        """The Bot API's methods are at ``<server>/bot<token>/<method>``: a server's address written
+        without its ``/bot`` (an easy slip with a local Bot API server) gets it, instead of every
+        call going to ``<server><token>/…``."""
+        return value if value.endswith("/bot") else f"{value}/bot"
+
     @field_validator("webapp_url")
     @classmethod
     def _https_url(cls, value: str) -> str:

@@ -47,6 +47,11 @@ def test_values_come_from_the_environment_before_the_env_file(
 def test_a_local_bot_api_server_gets_its_file_url_too() -> None:
     settings = load_settings(None, TELEGRAM_BOT_TOKEN=DEFAULT_TOKEN, XUEZHAN_API_URL="http://127.0.0.1:8081/bot/")
     assert (settings.api_url, settings.file_url) == ("http://127.0.0.1:8081/bot", "http://127.0.0.1:8081/file/bot")
+    # the server's address alone, as an operator may well write it, means the same server
+    for written in ("http://127.0.0.1:8081", "http://127.0.0.1:8081/"):
+        settings = load_settings(None, TELEGRAM_BOT_TOKEN=DEFAULT_TOKEN, XUEZHAN_API_URL=written)
+        assert (settings.api_url, settings.file_url) == ("http://127.0.0.1:8081/bot",
+                                                         "http://127.0.0.1:8081/file/bot")
 
 
 def test_the_webhook_path_and_secret_come_from_the_url_and_the_token() -> None:
