@@ -28,9 +28,11 @@ from bot.keep.panel import (
     version,
     wall_seat,
 )
+from bot.score.fixing import Finish
+from bot.score.photo import offer_fixing, read_photo
 from bot.services import services, texts_for
 from engine.settlement import FinalHand, KongKind
-from engine.tiles import HandError
+from engine.tiles import DescribedHand, HandError, format_hand
 from rendering.models import TallyEntry
 from storage import NotFound
 from storage.models import SessionStatus
@@ -287,11 +289,12 @@ async def finish(context: Context, message: Any, view: View, texts: Translator) 
 
 
 class ReplyToPanel(filters.MessageFilter):
-    """A text reply to a message carrying scorekeeping buttons (so other replies pass by)."""
+    """A reply with text or a photo to a message carrying scorekeeping buttons (so other replies
+    pass by)."""
 
     def filter(self, message: Message) -> bool:
         replied = message.reply_to_message
-        if replied is None or replied.reply_markup is None or not message.text:
+        if replied is None or replied.reply_markup is None or not (message.text or _is_image(message)):
             return False
         return any((b.callback_data or "").startswith("kp:") for row in replied.reply_markup.inline_keyboard
                    for b in row if isinstance(b.callback_data, str))
@@ -305,45 +308,93 @@ def hand_error_text(error: HandError, texts: Translator) -> str:
         return texts.t("I can't read that hand. Write tiles like 123m456p (m 万, p 筒, s 条), melds in [].")
 
 
+def _is_image(message: Message) -> bool:
+    return bool(message.photo) or (message.document is not None
+                                   and (message.document.mime_type or "").startswith("image/"))
+
+
 async def hand_reply(update: Update, context: Context) -> None:
+    """Tiles for the panel's question, typed or photographed. A photo is read (``bot.score.photo``)
+    and offered for correction with taps; its Record button answers the question as typed tiles
+    would, if the panel still asks it."""
     message, user = update.effective_message, update.effective_user
     if message is None or user is None or message.reply_to_message is None:
         return
     texts = await texts_for(update, context)
-    markup = message.reply_to_message.reply_markup
+    panel = message.reply_to_message
+    markup = panel.reply_markup
     assert markup is not None
     data = next(b.callback_data for row in markup.inline_keyboard for b in row
                 if isinstance(b.callback_data, str) and b.callback_data.startswith("kp:"))
     match = PRESS.match(str(data))
     if match is None:
         return
-    session_id = int(match[1])
+    session_id, asked = int(match[1]), match[2]
     found = keeper(context)
     async with found.lock(session_id):
-        try:
-            view = await load_view(context, session_id)
-        except NotFound:
-            await message.reply_text(texts.t("No tiles are asked for right now; use the buttons first."))
+        refusal = await _answering(context, session_id, asked, message.chat.id, user.id)
+        if refusal is not None:
+            await message.reply_text(texts.t(refusal))
             return
-        draft = found.drafts.get(session_id)
-        asked = draft is not None and draft.step in ("value", "wall_hand")
-        if view.session.chat_id != message.chat.id or view.session.status is not SessionStatus.OPEN or not asked:
-            await message.reply_text(texts.t("No tiles are asked for right now; use the buttons first."))
-            return
-        if match[2] != version(view, draft):  # typed for a question that has been answered since
-            await message.reply_text(texts.t("The panel has moved on since; reply to it as it is now."))
-            return
-        if not may_record(view, user.id, context):
-            await message.reply_text(texts.t("Only the players of this session can record."))
-            return
-        text = message.text or ""
-        try:
-            if draft.step == "value":
-                scored = book.typed_score(text, draft.situations, view.rules)
-                await valued(context, view, draft, scored, scored.to_dict(), texts)
-            else:
-                await wall_position(context, view, draft, book.final_hand(text, wall_seat(view, draft)), texts)
-            _moved(found, session_id, draft)
-        except HandError as error:  # shown on the panel, under the question it answers, which stands:
-            draft.error = hand_error_text(error, texts)  # so the reply may be edited to answer it
-    await refresh(context, message.reply_to_message, session_id, texts)  # after the lock: see panel_press
+        if message.text is not None:
+            await _answer(context, session_id, message.text, texts)
+    if message.text is not None:
+        await refresh(context, panel, session_id, texts)  # after the lock: see panel_press
+        return
+    fixing = await read_photo(message, user.id, context, texts)
+    if fixing is not None:
+        async def take(context: Context, hand: DescribedHand, user_id: int) -> str | None:
+            return await _photographed(context, panel, session_id, asked, hand, user_id, texts)
+
+        fixing.finish = Finish(N_("Record"), N_("Recorded on the scorekeeping panel: {hand}"), take)
+        await offer_fixing(message, fixing, context, texts)
+
+
+async def _answering(context: Context, session_id: int, asked: str, chat_id: int, user_id: int) -> str | None:
+    """Why tiles sent now by ``user_id`` for the panel's question at version ``asked`` cannot be
+    taken (a text to translate), or None. Called holding the session's lock."""
+    try:
+        view = await load_view(context, session_id)
+    except NotFound:
+        return N_("No tiles are asked for right now; use the buttons first.")
+    draft = keeper(context).drafts.get(session_id)
+    if (view.session.chat_id != chat_id or view.session.status is not SessionStatus.OPEN
+            or draft is None or draft.step not in ("value", "wall_hand")):
+        return N_("No tiles are asked for right now; use the buttons first.")
+    if asked != version(view, draft):  # sent for a question that has been answered since
+        return N_("The panel has moved on since; reply to it as it is now.")
+    if not may_record(view, user_id, context):
+        return N_("Only the players of this session can record.")
+    return None
+
+
+async def _answer(context: Context, session_id: int, text: str, texts: Translator) -> str | None:
+    """Take ``text`` as the tiles the panel asks for; the reason they are not a hand, or None.
+    The reason is also shown on the panel, under the question, which stands: so a typed reply may
+    be edited to answer it. Called holding the session's lock, after ``_answering``."""
+    found = keeper(context)
+    view, draft = await load_view(context, session_id), found.drafts[session_id]
+    try:
+        if draft.step == "value":
+            scored = book.typed_score(text, draft.situations, view.rules)
+            await valued(context, view, draft, scored, scored.to_dict(), texts)
+        else:
+            await wall_position(context, view, draft, book.final_hand(text, wall_seat(view, draft)), texts)
+        _moved(found, session_id, draft)
+    except HandError as error:
+        draft.error = hand_error_text(error, texts)
+        return draft.error
+    return None
+
+
+async def _photographed(context: Context, panel: Message, session_id: int, asked: str, hand: DescribedHand,
+                        user_id: int, texts: Translator) -> str | None:
+    """Record pressed on a photo's correction: its hand answers the panel's question if the
+    panel still asks it. The reason it does not, or None."""
+    async with keeper(context).lock(session_id):
+        refusal = await _answering(context, session_id, asked, panel.chat_id, user_id)
+        if refusal is not None:
+            return texts.t(refusal)
+        problem = await _answer(context, session_id, format_hand(hand), texts)
+    await refresh(context, panel, session_id, texts)
+    return problem

@@ -8,8 +8,10 @@ A move that cannot be made returns a refusal code and changes nothing.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from enum import Enum
+from typing import Any
 
 from engine.tiles import COPIES, DescribedHand, Meld, MeldKind, Suit, Tile, make_tile
 
@@ -31,6 +33,19 @@ class Entry:
     confidence: float = 1.0  # the recogniser's confidence, to show the least sure tiles first
 
 
+@dataclass(frozen=True)
+class Finish:
+    """What the last button does when the correction answers another feature's question (a
+    /keep panel asking for a winner's tiles) instead of scoring the hand: its label, the caption
+    once the hand is taken (texts to translate; ``{hand}`` is its notation), and the call that
+    takes it. ``take(context, hand, user_id)`` returns None once the hand is taken, or the reason
+    it is not, shown on the correction."""
+
+    label: str
+    done: str
+    take: Callable[[Any, DescribedHand, int], Awaitable[str | None]]
+
+
 @dataclass
 class Fixing:
     """One photo's correction. ``version`` goes up with every change so old buttons are refused."""
@@ -44,6 +59,7 @@ class Fixing:
     selected: int | None = None
     suit: Suit | None = None
     notice: str | None = None  # the last refused Score, shown until the next change
+    finish: Finish | None = None  # None: the last button scores the hand
 
     def __post_init__(self) -> None:
         self._arrange()

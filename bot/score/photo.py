@@ -129,32 +129,44 @@ async def on_photo(update: Update, context: Context) -> None:
     message, user = update.effective_message, update.effective_user
     if message is None or user is None:
         return
+    texts = await texts_for(update, context)
+    fixing = await read_photo(message, user.id, context, texts)
+    if fixing is not None:
+        await offer_fixing(message, fixing, context, texts)
+
+
+async def read_photo(message: Message, user_id: int, context: Context, texts: Translator) -> Fixing | None:
+    """The correction to start from for the photo (or image file) of ``message``; or None, once
+    the person has been told why there is none (too large, too many photos, unreadable, no tiles)."""
     source = message.photo[-1] if message.photo else message.document
     if source is None:
-        return
-    texts = await texts_for(update, context)
+        return None
     if source.file_size is not None and source.file_size > MAX_BYTES:
         await message.reply_text(texts.t(VISION_ERRORS["too_large"]))
-        return
-    refused = gate(context).refusal(user.id)
+        return None
+    refused = gate(context).refusal(user_id)
     if refused is not None:
         await message.reply_text(texts.t(refused))
-        return
+        return None
     try:
-        async with gate(context).turn(user.id):
+        async with gate(context).turn(user_id):
             result, found = await _recognise(context, source.file_id)
     except VisionError as error:
         await message.reply_text(texts.t(VISION_ERRORS.get(error.code, VISION_ERRORS["not_an_image"]), **error.params))
-        return
+        return None
     except TelegramError as error:
         log.warning("could not download a photo: %s", error)
         await message.reply_text(texts.t("I could not download that photo from Telegram; please send it again."))
-        return
+        return None
     if len(result.tiles) > MAX_TILES:
         await message.reply_text(texts.t("I found {n} tiles, but a hand has at most 18. Photograph only the "
                                          "hand's tiles.", n=len(result.tiles)))
-        return
-    fixing = fixing_from_photo(user.id, result, found, texts)
+        return None
+    return fixing_from_photo(user_id, result, found, texts)
+
+
+async def offer_fixing(message: Message, fixing: Fixing, context: Context, texts: Translator) -> None:
+    """Answer ``message`` with the correction: our drawing of the hand and its buttons."""
     photo, caption, keyboard = await asyncio.to_thread(_fix_view, fixing, texts, None)
     sent = await message.reply_photo(photo, caption=caption[:CAPTION_LIMIT], reply_markup=keyboard)
     fixes(context).put((sent.chat_id, sent.message_id), fixing)
@@ -252,8 +264,12 @@ def _caption(fixing: Fixing, texts: Translator) -> str:
         lines.append(texts.t("Pick the number of the {suit} tile.", suit=suit_label(fixing.suit, texts)))
     else:
         lines.append(texts.t("Tap a tile to change it, remove it, mark it as the winning tile or make a meld "
-                             "of it; tap a meld to undo it. Then press Score."))
+                             "of it; tap a meld to undo it. Then press {button}.", button=_last_button(fixing, texts)))
     return "\n".join(lines)
+
+
+def _last_button(fixing: Fixing, texts: Translator) -> str:
+    return texts.t(fixing.finish.label) if fixing.finish is not None else texts.t("Score")
 
 
 def _keyboard(fixing: Fixing, texts: Translator) -> InlineKeyboardMarkup:
@@ -278,7 +294,7 @@ def _keyboard(fixing: Fixing, texts: Translator) -> InlineKeyboardMarkup:
     rows = [tiles[i:i + ROW] for i in range(0, len(tiles), ROW)]
     if fixing.melds:
         rows.append([button(f"{m.notation()} ✕", f"m{j}") for j, m in enumerate(fixing.melds)])
-    rows.append([button("➕ " + texts.t("Add a tile"), "a"), button("✅ " + texts.t("Score"), "g")])
+    rows.append([button("➕ " + texts.t("Add a tile"), "a"), button("✅ " + _last_button(fixing, texts), "g")])
     return InlineKeyboardMarkup(rows)
 
 
@@ -317,7 +333,10 @@ async def on_fix_press(update: Update, context: Context) -> None:
         action, number = match.group(2), int(match.group(3) or 0)
         if action == "g":
             await query.answer()
-            await _score(context, message, fixing, texts)
+            if fixing.finish is not None:
+                await _hand_over(context, message, fixing, user.id, texts)
+            else:
+                await _score(context, message, fixing, texts)
             return
         before = fixing.picture_key()
         refusal = _move(fixing, action, number)
@@ -360,6 +379,21 @@ async def _show_fixing(message: Message, fixing: Fixing, texts: Translator, befo
     except BadRequest as error:
         if not is_not_modified(error):
             raise
+
+
+async def _hand_over(context: Context, message: Message, fixing: Fixing, user_id: int, texts: Translator) -> None:
+    """The corrected hand answers the question it was photographed for; refused, it stays open
+    for fixing with the reason, as a Score that cannot be valued does."""
+    assert fixing.finish is not None
+    hand = fixing.hand()
+    refusal = await fixing.finish.take(context, hand, user_id)
+    before = fixing.picture_key()
+    if refusal is not None:
+        fixing.refuse_score(refusal)
+        await _show_fixing(message, fixing, texts, before)
+        return
+    fixes(context).pop((message.chat_id, message.message_id))
+    await message.edit_caption(texts.t(fixing.finish.done, hand=format_hand(hand)), reply_markup=None)
 
 
 async def _score(context: Context, message: Message, fixing: Fixing, texts: Translator) -> None:

@@ -157,13 +157,15 @@ class FakeUser:
         return self.server.user_edit(self, message, text)
 
     async def send_photo(self, chat: FakeChat | FakeUser | int, data: bytes,
-                         caption: str | None = None) -> ChatMessage:
-        return self.server.user_message(self, chat, photo=data, caption=caption)
+                         caption: str | None = None, reply_to: ChatMessage | None = None) -> ChatMessage:
+        return self.server.user_message(self, chat, photo=data, caption=caption, reply_to=reply_to)
 
     async def send_document(self, chat: FakeChat | FakeUser | int, data: bytes, file_name: str,
-                            mime_type: str, caption: str | None = None) -> ChatMessage:
+                            mime_type: str, caption: str | None = None,
+                            reply_to: ChatMessage | None = None) -> ChatMessage:
         """Send a file (an image sent "as a file" is a document, not a photo)."""
-        return self.server.user_message(self, chat, document=(data, file_name, mime_type), caption=caption)
+        return self.server.user_message(self, chat, document=(data, file_name, mime_type), caption=caption,
+                                        reply_to=reply_to)
 
     async def start(self, payload: str | None = None) -> ChatMessage:
         """Press Start in the DM (optionally through a ``t.me/<bot>?start=<payload>`` link)."""

@@ -13,7 +13,7 @@ from bot.ratelimit import TelegramRateLimiter
 from bot.services import services
 from engine.rules import GameMode, RuleSet, SelfDrawBonus
 from engine.scoring import Pattern
-from engine.tiles import Situation
+from engine.tiles import Situation, parse_tiles
 
 
 def quick_limiter() -> TelegramRateLimiter:
@@ -22,7 +22,7 @@ def quick_limiter() -> TelegramRateLimiter:
 
 
 async def tap(telegram: FakeTelegram, user: FakeUser, panel: ChatMessage, text: str) -> str | None:
-    """Press a button of the panel and wait until the panel shows the outcome."""
+    """Press a button of the panel (or of any message the press edits) and wait until it shows the outcome."""
     before = panel.edit_count
     answer = await (await user.press(panel, text)).answer()
     await telegram.wait_for(lambda: panel.edit_count > before, what=f"the panel after {text!r}")
@@ -242,6 +242,50 @@ async def test_a_mistyped_hand_can_be_fixed_by_editing_the_reply(telegram: FakeT
     await alice.edit(typed, "123m456m789m234p6p")
     await telegram.wait_for(lambda: panel.edit_count > before and "Bob's tiles" in panel.text,
                             what="the fixed tiles taken and the next player asked")
+
+
+def photographed(hand: str) -> bytes:
+    """A picture of the tiles in a row, drawn with the bot's own tile art (which the recogniser reads)."""
+    from rendering import encode_png, render_tiles
+
+    return encode_png(render_tiles(parse_tiles(hand)))
+
+
+async def test_a_winning_hand_photographed_in_reply_is_corrected_and_recorded(telegram: FakeTelegram,
+                                                                              start_bot: BotFactory) -> None:
+    """The panel asks for a winner's tiles; a photo in reply is read, offered for correction with
+    taps like any photo, and its Record button answers the panel's question as typed tiles would."""
+    alice, group, panel = await alice_keeps_score_for_four(telegram, start_bot)
+    early = await alice.send_photo(group, photographed("1112345678999m5m"), reply_to=panel)
+    refused = await telegram.wait_for_bot_message(group, after=early.message_id)
+    assert refused.text == "No tiles are asked for right now; use the buttons first."  # and the photo is not read
+    await tap(telegram, alice, panel, "Self-draw")
+    await tap(telegram, alice, panel, "Carol")
+    await tap(telegram, alice, panel, "Next")
+    assert "Value of Carol's win" in panel.text
+    sent = await alice.send_photo(group, photographed("1112345678999m5m"), reply_to=panel)
+    fixing = await telegram.wait_for_bot_message(group, lambda m: m.photo_file_id is not None, after=sent.message_id)
+    assert "Then press Record." in fixing.caption
+    assert "Value of Carol's win" in panel.text  # nothing recorded before the tiles are checked
+
+    # Bob is not the one who sent the photo; Alice first makes it a non-win, and Record says why.
+    assert await (await telegram.user("Bob").press(fixing, "Record", check=False)).answer() is not None
+    nine = next(b for b in fixing.buttons if b.text.startswith("9m"))
+    for step in (nine.text, "Remove", "✅ Record"):
+        await tap(telegram, alice, fixing, step)
+    assert "13 tiles" in fixing.caption and "Value of Carol's win" in panel.text
+
+    # Put the 9m back, and Record: the panel takes the hand (清一色 4, self-draw: 1 + 4 from each).
+    for step in ("➕ Add a tile", "characters", "9m"):
+        await tap(telegram, alice, fixing, step)
+    before = panel.edit_count
+    await tap(telegram, alice, fixing, "✅ Record")
+    await telegram.wait_for(lambda: panel.edit_count > before and "Value of" not in panel.text,
+                            what="the panel to take the photographed hand")
+    assert totals(panel) == {"Alice": -5, "Bob": -5, "Carol": 15, "Dave": -5}
+    await telegram.wait_for(lambda: fixing.caption == "Recorded on the scorekeeping panel: 1112345567899m +9m",
+                            what="the correction to say where its hand went")
+    assert not [b for b in fixing.buttons if b.callback_data]
 
 
 async def test_the_plain_word_记账_opens_a_lobby_where_the_bot_reads_the_group(tmp_path, monkeypatch) -> None:
