@@ -124,6 +124,7 @@ class TableShow:
     group_picture: tuple[TableView, bytes] | None = None  # the latest table picture drawn, and its PNG
     group_shown: tuple[TableView, str] | None = None  # what the table message shows
     seats: dict[int, SeatShow] = field(default_factory=dict)
+    group_gone: bool = False  # the group refused a post (the bot was removed): the hand goes on by DM
 
 
 class TelegramPresenter:
@@ -545,8 +546,8 @@ class TelegramPresenter:
                 await asyncio.sleep(self.group_interval)
 
     async def _edit_table(self, runner: TableRunner, show: TableShow) -> None:
-        if show.message_id is None or self._group_wanted(runner, show) == show.group_shown:
-            return  # nothing the group can see changed
+        if show.group_gone or show.message_id is None or self._group_wanted(runner, show) == show.group_shown:
+            return  # no group, or nothing the group can see changed
         await self._group_budget(show)
         async with self._turn(runner.chat_id):
             if await runner.behind():
@@ -565,6 +566,8 @@ class TelegramPresenter:
             except BadRequest as error:
                 if not is_not_modified(error):
                     log.warning("table %s: could not edit the table message: %s", runner.table_id, error)
+            except Forbidden as error:
+                self._group_lost(runner, show, error)
             except TelegramError as error:
                 log.warning("table %s: could not edit the table message: %s", runner.table_id, error)
 
@@ -622,25 +625,36 @@ class TelegramPresenter:
 
     async def _send_group_photo(self, runner: TableRunner, image: bytes, caption: str | None,
                                 markup: InlineKeyboardMarkup | None = None) -> Message | None:
-        show = self._shows.get(runner.table_id)
-        if show is not None:
-            self._count_group_post(show)
-        try:
-            return await self.bot.send_photo(runner.chat_id, image, caption=caption, reply_markup=markup)
-        except TelegramError as error:
-            log.warning("table %s: could not post to the group: %s", runner.table_id, error)
-            return None
+        return await self._post_to_group(runner, lambda: self.bot.send_photo(runner.chat_id, image, caption=caption,
+                                                                             reply_markup=markup))
 
     async def _send_group_text(self, runner: TableRunner, text: str, html_text: bool = False) -> Message | None:
+        return await self._post_to_group(runner, lambda: self.bot.send_message(
+            runner.chat_id, text, parse_mode=ParseMode.HTML if html_text else None))
+
+    async def _post_to_group(self, runner: TableRunner, post: Callable[[], Awaitable[Message]]) -> Message | None:
+        """The post, or None when the group refused it; once it refused for good (the bot was
+        removed), the table stops calling it: the hand goes on by private message."""
         show = self._shows.get(runner.table_id)
         if show is not None:
+            if show.group_gone:
+                return None
             self._count_group_post(show)
         try:
-            return await self.bot.send_message(runner.chat_id, text,
-                                               parse_mode=ParseMode.HTML if html_text else None)
+            return await post()
+        except Forbidden as error:
+            if show is not None:
+                self._group_lost(runner, show, error)
         except TelegramError as error:
             log.warning("table %s: could not post to the group: %s", runner.table_id, error)
-            return None
+        return None
+
+    @staticmethod
+    def _group_lost(runner: TableRunner, show: TableShow, error: Forbidden) -> None:
+        if not show.group_gone:
+            show.group_gone = True
+            log.warning("table %s: the group refuses the bot's posts (%s); the hand goes on by private message",
+                        runner.table_id, error)
 
     async def _delete(self, chat_id: int, message_id: int) -> None:
         try:

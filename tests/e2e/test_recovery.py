@@ -252,6 +252,9 @@ async def test_removed_mid_hand_the_bot_finishes_by_dm_closes_the_table_and_says
     assert (await storage.get_hand(hand.id)).status == "finished"
     assert (await storage.get_table(hand.table_id)).status == "finished"
     assert await storage.owed_posts() == []
+    # The group refused one post; the table asked it no more (it asked about six times a hand before).
+    refused = [c for c in telegram.calls if c.params.get("chat_id") == group.id and c.status == 403]
+    assert len(refused) == 1, [c.method for c in refused]
 
     telegram.add_bot(group, alice)
     notice = await telegram.wait_for_bot_message(group, lambda m: "While I was out" in (m.text or ""))
