@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
-from engine.tiles import COPIES, DescribedHand, Meld, MeldKind, Suit, Tile, make_tile
+from engine.tiles import COPIES, DescribedHand, Meld, MeldKind, Situation, Suit, Tile, make_tile
 
 MAX_TILES = 18  # four kongs and a pair
 MAX_MELDS = 4
@@ -60,6 +60,7 @@ class Fixing:
     suit: Suit | None = None
     notice: str | None = None  # the last refused Score, shown until the next change
     finish: Finish | None = None  # None: the last button scores the hand
+    situations: frozenset[Situation] = frozenset()  # written with the photo (/score 自摸)
 
     def __post_init__(self) -> None:
         self._arrange()
@@ -86,7 +87,7 @@ class Fixing:
         """The hand as written so far; without a marked winning tile the last one counts."""
         tiles = tuple(sorted(e.tile for e in self.entries))
         win = self.win if self.win is not None else (self.entries[-1].tile if self.entries else None)
-        return DescribedHand(tiles, tuple(self.melds), win, frozenset())
+        return DescribedHand(tiles, tuple(self.melds), win, self.situations)
 
     # --- moves ---------------------------------------------------------------------------------
 

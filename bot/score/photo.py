@@ -32,7 +32,7 @@ from bot.score.memory import MessageMemory, memory
 from bot.score.texts import error_text, tiles_text
 from bot.services import texts_for
 from bot.table.views import suit_label, tile_label
-from engine.tiles import HandError, MeldKind, Suit, format_hand, make_tile
+from engine.tiles import HandError, MeldKind, Situation, Suit, format_hand, make_tile, parse_hand
 from vision.errors import MAX_BYTES, VisionError
 
 if TYPE_CHECKING:
@@ -132,7 +132,20 @@ async def on_photo(update: Update, context: Context) -> None:
     texts = await texts_for(update, context)
     fixing = await read_photo(message, user.id, context, texts)
     if fixing is not None:
+        fixing.situations = caption_situations(message.caption)
         await offer_fixing(message, fixing, context, texts)
+
+
+def caption_situations(caption: str | None) -> frozenset[Situation]:
+    """The situation words of a photo's caption (``/score 自摸``, or ``zimo`` alone in a private
+    chat): the hand is valued with them, as a typed hand with those words would be. A caption
+    that is anything else adds nothing."""
+    words = COMMAND.sub("", caption or "", count=1).strip()
+    try:
+        hand = parse_hand(words)
+    except HandError:
+        return frozenset()
+    return hand.situations if not hand.concealed and not hand.melds else frozenset()
 
 
 async def read_photo(message: Message, user_id: int, context: Context, texts: Translator) -> Fixing | None:

@@ -8,7 +8,8 @@ from harness import BotFactory
 
 from bot.app import load_features
 from bot.services import services
-from rendering import MAX_SIDE
+from engine.tiles import parse_tiles
+from rendering import MAX_SIDE, encode_png, render_tiles
 
 FEATURES = ("bot.handlers_basic", "bot.rules_menu", "bot.score.chat", "bot.score.photo")
 EN = {"XUEZHAN_LANG": "en"}
@@ -257,3 +258,21 @@ async def test_a_private_chat_scores_a_typed_hand_and_helps_with_anything_else(
     assert "is not in a Sichuan set" in not_sichuan.text
     helped = await ask(telegram, alice, alice, "/help")
     assert not helped.text.startswith("Send me a hand")  # a known command is not the fallback's
+
+
+async def test_a_photo_captioned_with_situation_words_is_valued_with_them(
+    telegram: FakeTelegram, start_bot: BotFactory
+) -> None:
+    """``/score 自摸`` as a photo's caption: the hand read from the photo is valued as a self-draw,
+    as the typed hand with the same words would be."""
+    app = await start(start_bot)
+    alice = telegram.user("Alice")
+    group = await english_group(app, telegram, alice)
+    picture = encode_png(render_tiles(parse_tiles("1112345678999m5m")))  # the bot's own tile art
+    sent = await alice.send_photo(group, picture, caption="/score 自摸")
+    fixing = await telegram.wait_for_bot_message(group, lambda m: m.photo_file_id is not None, after=sent.message_id)
+    assert "自摸" in fixing.caption
+    before = fixing.edit_count
+    await (await alice.press(fixing, "✅ Score")).answer()
+    await telegram.wait_for(lambda: fixing.edit_count > before, what="the score")
+    assert "Self-draw. Chips from each player still in the hand: 5" in caption_lines(fixing)
