@@ -20,6 +20,8 @@ from storage.models import PlayerKind
 
 SEATS = 4
 MAX_NAME = 32
+# Names are listed with spaces, or with the commas a Chinese keyboard types: 记账 老王，小李、阿张
+NAME_SEPARATORS = re.compile(r"[\s,，、;；]+")
 LOBBY_PRESS = re.compile(r"^kl:(\d{1,18}):(in|x)$")
 
 
@@ -54,7 +56,7 @@ def mentioned_users(message: Message) -> tuple[list[tuple[str, int | None]], lis
             users.append((entity.user.first_name[:MAX_NAME], entity.user.id))
     for shown in spans.values():
         text = text.replace(shown, " ", 1)
-    return users, text.split()[1:]
+    return users, [w for w in NAME_SEPARATORS.split(text) if w][1:]
 
 
 def lobby_text(lobby: Lobby, texts: Translator) -> str:

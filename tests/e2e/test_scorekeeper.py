@@ -153,6 +153,12 @@ async def test_players_by_reply_by_name_and_clear_answers_to_bad_names(
     assert "groups" in (await telegram.wait_for_bot_message(
         alice, lambda m: True, after=(await alice.send(alice, "/keep")).message_id)).text
 
+    # Names listed as a Chinese keyboard lists them, with its commas and no spaces.
+    listed = await answer_to("/keep 我，老王、小李")
+    assert "(3/4): Alice, 老王, 小李" in listed.text
+    await (await alice.press(listed, "Cancel")).answer()
+    await telegram.wait_for(lambda: listed.text == "Scorekeeping cancelled.", what="the listed lobby to close")
+
     lobby = await answer_to("/keep Carol")
     refused = await bob.press(lobby, "Cancel")
     assert "Only whoever opened it" in (await refused.answer() or "")
