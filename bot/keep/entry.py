@@ -333,11 +333,11 @@ async def hand_reply(update: Update, context: Context) -> None:
     found = keeper(context)
     async with found.lock(session_id):
         refusal = await _answering(context, session_id, asked, message.chat.id, user.id)
-        if refusal is not None:
-            await message.reply_text(texts.t(refusal))
-            return
-        if message.text is not None:
+        if refusal is None and message.text is not None:
             await _answer(context, session_id, message.text, texts)
+    if refusal is not None:  # said after the lock: a group reply waits for the group's turn
+        await message.reply_text(texts.t(refusal))
+        return
     if message.text is not None:
         await refresh(context, panel, session_id, texts)  # after the lock: see panel_press
         return
@@ -396,5 +396,6 @@ async def _photographed(context: Context, panel: Message, session_id: int, asked
         if refusal is not None:
             return texts.t(refusal)
         problem = await _answer(context, session_id, format_hand(hand), texts)
-    await refresh(context, panel, session_id, texts)
+    # Redrawn without waiting: the caller holds the correction's lock, and a group edit waits its turn.
+    context.application.create_task(refresh(context, panel, session_id, texts))
     return problem

@@ -9,20 +9,22 @@ restart a press re-reads the hand from the first line of the caption, which is i
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import re
-import unicodedata
 from dataclasses import replace
 
 from telegram import ForceReply, InputMediaPhoto, Message, Update
 from telegram.error import BadRequest
 from telegram.ext import CallbackQueryHandler, CommandHandler, MessageHandler, filters
 
-from bot.feature import Command, Context, Feature
+from bot.feature import AnyApplication, Command, Context, Feature
 from bot.i18n import LANGUAGES, N_, Translator, translator
+from bot.latest_edits import LatestEdits
 from bot.messaging import fit_caption, fit_text, is_not_modified
+from bot.ratelimit import STOP_GRACE_SECONDS
 from bot.score.answer import TOGGLE_PATTERN, Answer, answer_for, answer_for_text, recover, toggled
-from bot.score.memory import MessageMemory, memory
+from bot.score.memory import MessageKey, MessageMemory, memory
 from bot.score.texts import EXAMPLE, error_text
 from bot.services import services, texts_for
 from engine.rules import RuleSet
@@ -31,6 +33,7 @@ from engine.tiles import DescribedHand, HandError, Situation
 log = logging.getLogger(__name__)
 
 HANDS_KEY = "xuezhan.score.hands"
+EDITS_KEY = "xuezhan.score.edits"
 LOCKS_KEY = "xuezhan.score.locks"
 MEMORY_LIMIT = 1000
 PROMPT = N_("Send me the hand as a reply to this message, for example: {example}")
@@ -78,12 +81,6 @@ async def chat_rules(context: Context, chat_id: int) -> tuple[RuleSet, int]:
     return RuleSet.from_dict(stored.rules), stored.base_stake
 
 
-def normalised(written: str) -> str:
-    """A typed hand as the parser reads it: full-width digits and letters (１２３ｍ) and ideographic
-    spaces (U+3000), which Chinese keyboards type, become their plain forms (NFKC)."""
-    return unicodedata.normalize("NFKC", written)
-
-
 async def answer_written(update: Update, context: Context, written: str) -> None:
     """Reply to the message with the answer for ``written``, or with a correction."""
     message, chat = update.effective_message, update.effective_chat
@@ -91,7 +88,6 @@ async def answer_written(update: Update, context: Context, written: str) -> None
         return
     texts = await texts_for(update, context)
     rules, base = await chat_rules(context, chat.id)
-    written = normalised(written)
     try:
         answer = await asyncio.to_thread(answer_for_text, written, rules, base, texts)
     except HandError as error:
@@ -160,11 +156,31 @@ async def toggle(update: Update, context: Context) -> None:
             await query.answer(texts.t("This button is no longer active."))
             return
         await query.answer()
-        rules, base = await chat_rules(context, chat.id)
-        changed = replace(hand, situations=toggled(hand.situations, Situation(match.group(1))))
-        answer = await asyncio.to_thread(answer_for, changed, rules, base, texts)
-        hands(context).put(key, changed)
-        await show(message, answer)
+        hands(context).put(key, replace(hand, situations=toggled(hand.situations, Situation(match.group(1)))))
+    # Shown in the chat's turn, from the hand as it is then: a second toggle meanwhile does not wait.
+    context.bot_data[EDITS_KEY].show(key, chat.id, (message, texts))
+
+
+async def _revalue(app: AnyApplication, key: MessageKey, shown: tuple[Message, Translator]) -> None:
+    """The answer for the message's hand as it is now, under the chat's rules (holding its lock)."""
+    message, texts = shown
+    hand = hands(app).get(key)
+    if hand is None:
+        return
+    rules, base = await chat_rules(app, key[0])
+    await show(message, await asyncio.to_thread(answer_for, hand, rules, base, texts))
+
+
+async def on_start(app: AnyApplication) -> None:
+    app.bot_data[EDITS_KEY] = LatestEdits(app.bot, functools.partial(_revalue, app),
+                                          lambda key, _chat_id: message_lock(app, *key), "score answer")
+
+
+async def on_stop(app: AnyApplication) -> None:
+    edits = app.bot_data.pop(EDITS_KEY, None)
+    if edits is not None:
+        await edits.close(STOP_GRACE_SECONDS)
+
 
 FEATURE = Feature(
     name="score",
@@ -174,4 +190,6 @@ FEATURE = Feature(
         CallbackQueryHandler(toggle, pattern=TOGGLE_PATTERN),
     ],
     commands=(Command("score", N_("Value a hand: /score 123m456m789m234p55p")),),
+    on_start=on_start,
+    on_stop=on_stop,
 )

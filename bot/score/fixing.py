@@ -61,6 +61,7 @@ class Fixing:
     notice: str | None = None  # the last refused Score, shown until the next change
     finish: Finish | None = None  # None: the last button scores the hand
     situations: frozenset[Situation] = frozenset()  # written with the photo (/score 自摸)
+    drawn: tuple[object, ...] | None = None  # the picture_key of what the message shows
 
     def __post_init__(self) -> None:
         self._arrange()

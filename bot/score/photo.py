@@ -11,24 +11,27 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import re
 import time
 from collections import deque
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TYPE_CHECKING
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Message, Update
 from telegram.error import BadRequest, TelegramError
 from telegram.ext import CallbackQueryHandler, MessageHandler, filters
 
-from bot.feature import Context, Feature
+from bot.feature import AnyApplication, Context, Feature
 from bot.i18n import N_, Translator
+from bot.latest_edits import LatestEdits
 from bot.messaging import is_not_modified
+from bot.ratelimit import STOP_GRACE_SECONDS
 from bot.score.answer import Answer, answer_for_text
 from bot.score.chat import COMMAND, REPLIES_TO_PROMPT, chat_rules, message_lock, remember, show
 from bot.score.fixing import MAX_TILES, Entry, Fixing, Step
-from bot.score.memory import MessageMemory, memory
+from bot.score.memory import MessageKey, MessageMemory, memory
 from bot.score.texts import error_text, tiles_text
 from bot.services import texts_for
 from bot.table.views import suit_label, tile_label
@@ -42,6 +45,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 FIXES_KEY = "xuezhan.score.fixes"
+CORRECTIONS_KEY = "xuezhan.score.corrections"
 GATE_KEY = "xuezhan.score.photo_gate"
 RECOGNITIONS_AT_ONCE = 2
 WAITING_PER_USER = 2
@@ -182,7 +186,8 @@ async def offer_fixing(message: Message, fixing: Fixing, context: Context, texts
     """Answer ``message`` with the correction: our drawing of the hand and its buttons."""
     photo, caption, keyboard = await asyncio.to_thread(_fix_view, fixing, texts, None)
     sent = await message.reply_photo(photo, caption=caption[:CAPTION_LIMIT], reply_markup=keyboard)
-    fixes(context).put((sent.chat_id, sent.message_id), fixing)
+    fixing.drawn = fixing.picture_key()
+    fixes(context).put(_key(sent), fixing)
 
 
 async def _recognise(context: Context, file_id: str) -> tuple[Recognition, WinReading | None]:
@@ -332,8 +337,9 @@ async def on_fix_press(update: Update, context: Context) -> None:
     assert match is not None
     message = query.message
     texts = await texts_for(update, context)
-    async with message_lock(context, chat.id, message.message_id):
-        fixing = fixes(context).get((chat.id, message.message_id))
+    key = (chat.id, message.message_id)
+    async with message_lock(context, *key):
+        fixing = fixes(context).get(key)
         if fixing is None:
             await query.answer(texts.t("This correction has expired; send the photo again."))
             return
@@ -344,20 +350,19 @@ async def on_fix_press(update: Update, context: Context) -> None:
             await query.answer(texts.t(REFUSALS["stale"]))
             return
         action, number = match.group(2), int(match.group(3) or 0)
-        if action == "g":
+        if action != "g":
+            refusal = _move(fixing, action, number)
+            if refusal is not None:
+                await query.answer(texts.t(REFUSALS[refusal]), show_alert=refusal != "stale")
+                return
             await query.answer()
-            if fixing.finish is not None:
-                await _hand_over(context, message, fixing, user.id, texts)
-            else:
-                await _score(context, message, fixing, texts)
-            return
-        before = fixing.picture_key()
-        refusal = _move(fixing, action, number)
-        if refusal is not None:
-            await query.answer(texts.t(REFUSALS[refusal]), show_alert=refusal != "stale")
+            corrections(context).show(key, chat.id, (message, texts))
             return
         await query.answer()
-        await _show_fixing(message, fixing, texts, before)
+        final = await (_hand_over(context, message, fixing, user.id, texts) if fixing.finish is not None
+                       else _score(context, message, fixing, texts))
+    if final is not None:  # the message becomes the answer after the lock: a group's edit waits for its turn
+        await final(message)
 
 
 def _move(fixing: Fixing, action: str, number: int) -> str | None:
@@ -382,50 +387,81 @@ def _move(fixing: Fixing, action: str, number: int) -> str | None:
     return "stale"
 
 
-async def _show_fixing(message: Message, fixing: Fixing, texts: Translator, before: tuple[object, ...]) -> None:
-    photo, caption, keyboard = await asyncio.to_thread(_fix_view, fixing, texts, before)
+def corrections(context: Context) -> LatestEdits:
+    """The senders of the corrections' redraws (``bot.latest_edits``), made at start."""
+    edits: LatestEdits = context.bot_data[CORRECTIONS_KEY]
+    return edits
+
+
+async def _redraw(app: AnyApplication, key: MessageKey, shown: tuple[Message, Translator]) -> None:
+    """The correction as it is now, in the chat's turn (holding its message's lock). Scored or
+    handed over meanwhile, it is not: the message shows the answer."""
+    message, texts = shown
+    fixing = fixes(app).get(key)
+    if fixing is None:
+        return
+    photo, caption, keyboard = await asyncio.to_thread(_fix_view, fixing, texts, fixing.drawn)
     if photo is not None:
         await show(message, Answer(photo, caption, keyboard))
-        return
-    try:
-        await message.edit_caption(caption, reply_markup=keyboard)
-    except BadRequest as error:
-        if not is_not_modified(error):
-            raise
+    else:
+        try:
+            await message.edit_caption(caption, reply_markup=keyboard)
+        except BadRequest as error:
+            if not is_not_modified(error):
+                raise
+    fixing.drawn = fixing.picture_key()
 
 
-async def _hand_over(context: Context, message: Message, fixing: Fixing, user_id: int, texts: Translator) -> None:
+Final = Callable[[Message], Awaitable[object]]  # the last edit of a correction, made after its lock
+
+
+async def _hand_over(context: Context, message: Message, fixing: Fixing, user_id: int,
+                     texts: Translator) -> Final | None:
     """The corrected hand answers the question it was photographed for; refused, it stays open
     for fixing with the reason, as a Score that cannot be valued does."""
-    assert fixing.finish is not None
+    finish = fixing.finish
+    assert finish is not None
     hand = fixing.hand()
-    refusal = await fixing.finish.take(context, hand, user_id)
-    before = fixing.picture_key()
+    refusal = await finish.take(context, hand, user_id)
     if refusal is not None:
         fixing.refuse_score(refusal)
-        await _show_fixing(message, fixing, texts, before)
-        return
-    fixes(context).pop((message.chat_id, message.message_id))
-    await message.edit_caption(texts.t(fixing.finish.done, hand=format_hand(hand)), reply_markup=None)
+        corrections(context).show(_key(message), message.chat_id, (message, texts))
+        return None
+    fixes(context).pop(_key(message))
+    return lambda shown: shown.edit_caption(texts.t(finish.done, hand=format_hand(hand)), reply_markup=None)
 
 
-async def _score(context: Context, message: Message, fixing: Fixing, texts: Translator) -> None:
+async def _score(context: Context, message: Message, fixing: Fixing, texts: Translator) -> Final | None:
     """Value the corrected hand as if typed; a hand that cannot be valued stays open for fixing."""
     written = format_hand(fixing.hand())
     rules, base = await chat_rules(context, message.chat_id)
     try:
         answer = await asyncio.to_thread(answer_for_text, written, rules, base, texts)
     except HandError as error:
-        before = fixing.picture_key()
         fixing.refuse_score(error_text(error, written, texts))
-        await _show_fixing(message, fixing, texts, before)
-        return
-    fixes(context).pop((message.chat_id, message.message_id))
-    await show(message, answer)
+        corrections(context).show(_key(message), message.chat_id, (message, texts))
+        return None
+    fixes(context).pop(_key(message))
     remember(context, message.chat_id, message.message_id, answer)
+    return lambda shown: show(shown, answer)
+
+
+def _key(message: Message) -> MessageKey:
+    return message.chat_id, message.message_id
 
 
 _IN_GROUPS = filters.ChatType.GROUPS & (filters.CaptionRegex(COMMAND) | REPLIES_TO_PROMPT)
+
+async def on_start(app: AnyApplication) -> None:
+    app.bot_data[CORRECTIONS_KEY] = LatestEdits(app.bot, functools.partial(_redraw, app),
+                                                lambda key, _chat_id: message_lock(app, *key), "correction")
+
+
+async def on_stop(app: AnyApplication) -> None:
+    edits = app.bot_data.pop(CORRECTIONS_KEY, None)
+    if edits is not None:
+        await edits.close(STOP_GRACE_SECONDS)
+
 
 FEATURE = Feature(
     name="photo score",
@@ -433,4 +469,6 @@ FEATURE = Feature(
         MessageHandler((filters.PHOTO | filters.Document.IMAGE) & (filters.ChatType.PRIVATE | _IN_GROUPS), on_photo),
         CallbackQueryHandler(on_fix_press, pattern=FIX_PATTERN),
     ],
+    on_start=on_start,
+    on_stop=on_stop,
 )

@@ -22,13 +22,13 @@ from telegram.ext import filters as f
 
 from bot.feature import AnyApplication, Command, Context, Feature
 from bot.i18n import N_, Translator, translator
+from bot.latest_edits import LatestEdits
 from bot.messaging import edit_query_text, is_not_modified
 from bot.permissions import is_chat_admin, is_chat_member, sent_as_the_group, signed_id, verified_id
 from bot.ratelimit import STOP_GRACE_SECONDS
 from bot.services import chat_language, services, texts_for, user_language
 from bot.table import callbacks
 from bot.table.lobby import lobby_keyboard, lobby_text
-from bot.table.lobby_edits import LobbyEdits
 from bot.table.presenter import TelegramPresenter
 from bot.table.runner import Limits, Refusal, settlement_key
 from bot.table.table_rules import TABLE_RULES_PATTERN, table_rules_press
@@ -76,7 +76,8 @@ async def on_start(app: AnyApplication) -> None:
     else:
         live = Tables(found.storage, presenter, JobQueueScheduler(app.job_queue), limits)
     app.bot_data[TABLES_KEY] = live
-    app.bot_data[LOBBY_EDITS_KEY] = LobbyEdits(app.bot, functools.partial(edit_lobby, app), live.chat_lock)
+    app.bot_data[LOBBY_EDITS_KEY] = LatestEdits(app.bot, functools.partial(edit_lobby, app),
+                                                lambda _table_id, chat_id: live.chat_lock(chat_id), "lobby of table")
     await live.resume_all()
     if scheduler is not None:  # after the resume is set: a table's watch left due must not take it up first
         scheduler.begin()
@@ -132,8 +133,8 @@ async def render_lobby(context: Context | AnyApplication, table: Table, texts: T
 
 def refresh_lobby(context: Context, table: Table, asking: str | None = None) -> None:
     """Show ``table``'s lobby again (asking ``asking``) in the group's next turn, without waiting
-    for it (``bot.table.lobby_edits``). Without the table feature running there is none to show."""
-    edits: LobbyEdits | None = context.bot_data.get(LOBBY_EDITS_KEY)
+    for it (``bot.latest_edits``). Without the table feature running there is none to show."""
+    edits: LatestEdits | None = context.bot_data.get(LOBBY_EDITS_KEY)
     if edits is not None:
         edits.show(table.id, table.chat_id, asking)
 

@@ -17,6 +17,8 @@ from table_players import HumanPlayer, open_lobby, play_until_over, start_game
 from test_table_game import FAST
 
 from bot.services import services
+from engine.tiles import parse_tiles
+from rendering import encode_png, render_tiles
 
 
 async def test_lobby_presses_in_a_busy_group_are_answered_at_once(telegram: FakeTelegram,
@@ -115,3 +117,45 @@ async def test_presses_after_a_cancel_in_a_busy_group_are_answered_at_once(teleg
     late = await bob.press(lobby, "Join")
     assert await late.answer(timeout=5) == "That button is out of date."
     assert time.monotonic() - began < 2.0
+
+
+async def test_presses_on_a_photo_correction_in_a_busy_group_are_answered_at_once(
+        telegram: FakeTelegram, start_bot: BotFactory) -> None:
+    """A correction's press made its redraw holding the correction's lock, so the next press
+    waited for that edit's group turn. Redraws now go out in the group's turn from the latest
+    state (``bot.latest_edits``), and the last one shows every change."""
+    await start_bot(XUEZHAN_LANG="en")
+    alice = telegram.user("Alice")
+    group = telegram.group("Real tiles", members=[alice], admins=[alice])
+    sent = await alice.send_photo(group, encode_png(render_tiles(parse_tiles("1112345678999m5m"))), caption="/score")
+    fixing = await telegram.wait_for_bot_message(group, lambda m: m.photo_file_id is not None, after=sent.message_id)
+    await make_busy(telegram, alice, group)
+
+    five = next(b for b in fixing.buttons if b.text.startswith("5m")).callback_data
+    await (await alice.press(fixing, data=five)).answer(timeout=5)  # its redraw waits for a group turn
+    began = time.monotonic()
+    second = await alice.press(fixing, data=five, check=False)  # a second tap meanwhile
+    assert await second.answer(timeout=5) == "That button is out of date."
+    assert time.monotonic() - began < 2.0
+    await telegram.wait_for(lambda: "pick its right suit" in (fixing.caption or ""), timeout=90,
+                            what="the correction shown as the first tap left it")
+
+
+async def test_situation_toggles_on_a_score_answer_in_a_busy_group_are_answered_at_once(
+        telegram: FakeTelegram, start_bot: BotFactory) -> None:
+    """Each toggle re-valued the hand and edited the answer holding its lock, so a second toggle
+    waited for the first one's group turn. Both are answered at once now, and the answer shows both."""
+    await start_bot(XUEZHAN_LANG="en")
+    alice = telegram.user("Alice")
+    group = telegram.group("Real tiles", members=[alice], admins=[alice])
+    sent = await alice.send(group, "/score 1112345678999m +5m")
+    answer = await telegram.wait_for_bot_message(group, lambda m: m.photo_file_id is not None, after=sent.message_id)
+    await make_busy(telegram, alice, group)
+
+    began = time.monotonic()
+    for label in ("Self-draw", "Last tile"):
+        await (await alice.press(answer, label)).answer(timeout=5)
+    assert time.monotonic() - began < 2.0
+    await telegram.wait_for(lambda: "last tile ×2" in (answer.caption or "") and "Self-draw." in (answer.caption or ""),
+                            timeout=90, what="the answer valued with both situations")
+

@@ -1,4 +1,4 @@
-"""The lobby's edits (``bot.table.lobby_edits``): never awaited by a press, coalesced, the latest shown."""
+"""Edits of a changing message (``bot.latest_edits``): never awaited by a press, coalesced, the latest shown."""
 
 from __future__ import annotations
 
@@ -6,11 +6,11 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 
-from bot.table.lobby_edits import LobbyEdits
+from bot.latest_edits import LatestEdits
 
 
 @contextlib.asynccontextmanager
-async def no_lock(chat_id: int) -> AsyncIterator[None]:
+async def no_lock(key: object, chat_id: int) -> AsyncIterator[None]:
     yield
 
 
@@ -22,7 +22,7 @@ async def test_changes_made_while_an_edit_is_on_its_way_are_shown_together_and_l
         await release.wait()  # the first edit waits (for the group's turn, say)
         shown.append((table_id, asking))
 
-    edits = LobbyEdits(object(), edit, no_lock)
+    edits = LatestEdits(object(), edit, no_lock, "lobby of table")
     edits.show(7, -100)
     await asyncio.sleep(0)
     for asking in ("start", None, "cancel"):  # three changes while the first edit waits
@@ -42,7 +42,7 @@ async def test_a_show_after_the_sender_ended_starts_another() -> None:
     async def edit(table_id: int, asking: str | None) -> None:
         shown.append(asking)
 
-    edits = LobbyEdits(object(), edit, no_lock)
+    edits = LatestEdits(object(), edit, no_lock, "lobby of table")
     edits.show(1, -100, "a")
     sender = next(iter(edits._senders.values()))
     await asyncio.wait([sender])
