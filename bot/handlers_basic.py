@@ -15,7 +15,7 @@ from telegram.ext import BaseHandler, CallbackQueryHandler, CommandHandler
 from telegram.ext import filters as f
 
 from bot.feature import Command, Context, Feature
-from bot.i18n import LANGUAGE_NAMES, LANGUAGES, N_, Translator, supported, translator
+from bot.i18n import LANGUAGE_NAMES, LANGUAGES, N_, Translator, language_named, translator
 from bot.messaging import edit_query_text
 from bot.permissions import is_chat_admin, sent_as_the_group
 from bot.services import services, texts_for
@@ -94,7 +94,7 @@ async def lang_command(update: Update, context: Context) -> None:
         # Only those who may choose get the buttons; anyone else gets one line, not a keyboard.
         await message.reply_text(texts.t("Only group admins can change the group's language."))
         return
-    chosen = supported(context.args[0]) if context.args else None
+    chosen = language_named(" ".join(context.args)) if context.args else None
     if chosen is None:
         await message.reply_text(texts.t("Choose the language:"), reply_markup=_language_keyboard())
         return

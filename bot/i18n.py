@@ -41,6 +41,22 @@ def supported(code: str | None) -> str | None:
     return base if base in LANGUAGES else None
 
 
+# What people write after /lang besides a language code: a language's name in either language.
+_LANGUAGE_WORDS = {"中文": "zh", "汉语": "zh", "漢語": "zh", "简体": "zh", "简体中文": "zh", "chinese": "zh",
+                   "英文": "en", "英语": "en", "english": "en"}
+
+
+def language_named(text: str) -> str | None:
+    """The supported language ``text`` names, by code (``en``, ``zh-CN``) or by name (``中文``,
+    ``English``), or None.
+
+    >>> language_named("English"), language_named("中文"), language_named("zh-TW"), language_named("fr")
+    ('en', 'zh', 'zh', None)
+    """
+    written = text.strip().casefold()
+    return _LANGUAGE_WORDS.get(written) or supported(written)
+
+
 class Translator:
     """Texts of one language; ``t`` and ``tn`` translate and then fill ``{named}`` fields."""
 

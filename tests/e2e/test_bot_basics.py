@@ -108,6 +108,11 @@ async def test_lang_in_a_dm_switches_that_user_to_english_and_survives_a_restart
     await alice.send(alice, "/help")
     assert (await telegram.wait_for_bot_message(alice, after=choice.message_id)).text.startswith(HELP_EN)
 
+    # A language named as people name it, not only by its code.
+    for named, shown in (("中文", "语言：中文"), ("English", "Language: English"), ("简体中文", "语言：中文")):
+        sent = await alice.send(alice, f"/lang {named}")
+        assert (await telegram.wait_for_bot_message(alice, after=sent.message_id)).text == shown
+
 
 async def test_only_group_admins_change_a_groups_language(
     telegram: FakeTelegram, start_bot: BotFactory
