@@ -14,13 +14,14 @@ import logging
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
-from telegram import CallbackQuery, InlineKeyboardButton, InlineKeyboardMarkup, Message, Update
+from telegram import CallbackQuery, InlineKeyboardButton, InlineKeyboardMarkup, LinkPreviewOptions, Message, Update
 from telegram.constants import ChatMemberStatus, ChatType
 from telegram.error import BadRequest, TelegramError
 from telegram.ext import CallbackQueryHandler, ChatMemberHandler, CommandHandler, MessageHandler
 from telegram.ext import filters as f
 
 from bot.feature import AnyApplication, Command, Context, Feature
+from bot.handlers_basic import help_text
 from bot.i18n import N_, Translator, translator
 from bot.latest_edits import LatestEdits
 from bot.messaging import edit_query_text, is_not_modified
@@ -557,7 +558,9 @@ async def hand_over_seat(context: Context, message: Message, table: Table, user_
 
 async def bot_membership(update: Update, context: Context) -> None:
     """Removed mid-hand, the bot finishes the hand in private messages and closes the table; a
-    lobby is cancelled. Added back, it says what happened to the tables meanwhile."""
+    lobby is cancelled. Added back, it says what happened to the tables meanwhile; added to a
+    group (or back, with nothing to report), it introduces itself: what it does, where the tiles
+    come, and the group's commands."""
     change = update.my_chat_member
     if change is None or change.chat.type == ChatType.PRIVATE:
         return
@@ -577,13 +580,15 @@ async def bot_membership(update: Update, context: Context) -> None:
             else:
                 await services(context).storage.set_table_status(table.id, TableStatus.FINISHED)
         return
+    if change.old_chat_member.status not in (ChatMemberStatus.LEFT, ChatMemberStatus.BANNED):
+        return  # made an admin, or its rights changed: not an arrival
     closed = live.returned(chat_id)
-    if closed:
-        texts = await group_texts(context, chat_id)
-        lines = [texts.t("While I was out of this group, table #{id} finished its hand by private message "
-                         "and closed. /newgame opens a new table.", id=table_id) for table_id in closed]
-        with contextlib.suppress(TelegramError):
-            await context.bot.send_message(chat_id, "\n".join(lines))
+    texts = await group_texts(context, chat_id)
+    lines = [texts.t("While I was out of this group, table #{id} finished its hand by private message "
+                     "and closed. /newgame opens a new table.", id=table_id) for table_id in closed]
+    with contextlib.suppress(TelegramError):
+        await context.bot.send_message(chat_id, "\n".join(lines) or help_text(update, context, texts),
+                                       link_preview_options=LinkPreviewOptions(is_disabled=True))
 
 
 # --- a group that becomes a supergroup -----------------------------------------------------------

@@ -359,11 +359,20 @@ class FakeTelegram:
         self.removed.discard(group.id)
         self._member_update(group, by, "left", "member")
 
+    def promote_bot(self, group: FakeChat, by: FakeUser) -> None:
+        """``by`` makes the bot an admin of the group (it was a member)."""
+        self._member_update(group, by, "member", "administrator")
+
     def _member_update(self, group: FakeChat, by: FakeUser, old: str, new: str) -> None:
         def member(status: str) -> dict[str, Any]:
             raw: dict[str, Any] = {"status": status, "user": self._bot_api()}
             if status == "kicked":
                 raw["until_date"] = 0
+            if status == "administrator":  # the rights an admin bot is given by default
+                raw |= {"can_be_edited": False, "is_anonymous": False, "can_manage_chat": True,
+                        "can_delete_messages": True, "can_manage_video_chats": False, "can_restrict_members": False,
+                        "can_promote_members": False, "can_change_info": False, "can_invite_users": True,
+                        "can_post_stories": False, "can_edit_stories": False, "can_delete_stories": False}
             return raw
 
         self._push_update({"my_chat_member": {

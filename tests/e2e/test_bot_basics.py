@@ -58,6 +58,21 @@ async def test_a_deep_link_reaches_the_feature_that_registered_its_prefix(
     assert (await telegram.wait_for_bot_message(bob, after=reply.message_id)).text.startswith("欢迎")
 
 
+async def test_added_to_a_group_the_bot_introduces_itself_once(telegram: FakeTelegram, start_bot: BotFactory) -> None:
+    """People add the bot and wait to be told what to do: it says what it does, where the tiles
+    come and the group's commands, in the group's language. Made an admin later, it says nothing."""
+    await start_bot()
+    alice = telegram.user("Alice")
+    group = telegram.group("Friends", members=[alice])
+    telegram.add_bot(group, alice)
+    hello = await telegram.wait_for_bot_message(group)
+    assert hello.text.startswith(HELP_ZH) and "/newgame" in hello.text and "/keep" in hello.text
+    assert f"https://t.me/{telegram.bot_username}" in hello.text
+    telegram.promote_bot(group, alice)
+    await telegram.settle()
+    assert len(telegram.bot_messages(group)) == 1
+
+
 async def test_help_in_a_group_lists_the_group_commands_and_the_dm_link(
     telegram: FakeTelegram, start_bot: BotFactory
 ) -> None:
