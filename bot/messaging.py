@@ -50,6 +50,12 @@ def fit_request(data: dict[str, Any]) -> None:
         data["caption"] = fit_caption(data["caption"])
 
 
+def is_image(message: Message) -> bool:
+    """A photo, or a picture sent as a file (a document with an image type)."""
+    return bool(message.photo) or (message.document is not None
+                                   and (message.document.mime_type or "").startswith("image/"))
+
+
 def is_not_modified(error: BadRequest) -> bool:
     return "message is not modified" in error.message.lower()
 

@@ -28,6 +28,7 @@ from bot.keep.panel import (
     version,
     wall_seat,
 )
+from bot.messaging import is_image
 from bot.score.fixing import Finish
 from bot.score.photo import offer_fixing, read_photo
 from bot.services import services, texts_for
@@ -294,7 +295,7 @@ class ReplyToPanel(filters.MessageFilter):
 
     def filter(self, message: Message) -> bool:
         replied = message.reply_to_message
-        if replied is None or replied.reply_markup is None or not (message.text or _is_image(message)):
+        if replied is None or replied.reply_markup is None or not (message.text or is_image(message)):
             return False
         return any((b.callback_data or "").startswith("kp:") for row in replied.reply_markup.inline_keyboard
                    for b in row if isinstance(b.callback_data, str))
@@ -306,11 +307,6 @@ def hand_error_text(error: HandError, texts: Translator) -> str:
         return texts.t(HAND_ERRORS[error.code], **error.params)
     except KeyError:
         return texts.t("I can't read that hand. Write tiles like 123m456p (m 万, p 筒, s 条), melds in [].")
-
-
-def _is_image(message: Message) -> bool:
-    return bool(message.photo) or (message.document is not None
-                                   and (message.document.mime_type or "").startswith("image/"))
 
 
 async def hand_reply(update: Update, context: Context) -> None:

@@ -21,14 +21,14 @@ from telegram.ext import CallbackQueryHandler, CommandHandler, MessageHandler, f
 from bot.feature import AnyApplication, Command, Context, Feature
 from bot.i18n import LANGUAGES, N_, Translator, translator
 from bot.latest_edits import LatestEdits
-from bot.messaging import fit_caption, fit_text, is_not_modified
+from bot.messaging import fit_caption, fit_text, is_image, is_not_modified
 from bot.ratelimit import STOP_GRACE_SECONDS
 from bot.score.answer import TOGGLE_PATTERN, Answer, answer_for, answer_for_text, recover, toggled
 from bot.score.memory import MessageKey, MessageMemory, memory
 from bot.score.texts import EXAMPLE, error_text
 from bot.services import services, texts_for
 from engine.rules import RuleSet
-from engine.tiles import DescribedHand, HandError, Situation
+from engine.tiles import DescribedHand, HandError, Situation, parse_hand
 
 log = logging.getLogger(__name__)
 
@@ -123,12 +123,32 @@ async def score_command(update: Update, context: Context) -> None:
         return
     parts = message.text.split(maxsplit=1)
     written = parts[1] if len(parts) > 1 else ""
+    replied = message.reply_to_message
+    situations = situation_words(written)
+    if replied is not None and is_image(replied) and message.from_user is not None and situations is not None:
+        from bot.score.photo import score_photo  # (which imports this module)
+
+        await score_photo(replied, message.from_user.id, situations, context, await texts_for(update, context))
+        return
     if written.strip():
         await answer_written(update, context, written)
         return
     texts = await texts_for(update, context)
     await message.reply_text(prompt(texts), reply_markup=ForceReply(selective=True,
                                                                   input_field_placeholder=EXAMPLE))
+
+
+def situation_words(text: str | None) -> frozenset[Situation] | None:
+    """The situation words written after ``/score`` (``/score 自摸``; none when nothing is), or
+    None when the text holds anything else: tiles, or a question."""
+    words = COMMAND.sub("", text or "", count=1).strip()
+    if not words:
+        return frozenset()
+    try:
+        hand = parse_hand(words)
+    except HandError:
+        return None
+    return hand.situations if not hand.concealed and not hand.melds else None
 
 
 async def prompt_reply(update: Update, context: Context) -> None:

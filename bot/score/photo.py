@@ -29,13 +29,13 @@ from bot.latest_edits import LatestEdits
 from bot.messaging import is_not_modified
 from bot.ratelimit import STOP_GRACE_SECONDS
 from bot.score.answer import Answer, answer_for_text
-from bot.score.chat import COMMAND, REPLIES_TO_PROMPT, chat_rules, message_lock, remember, show
+from bot.score.chat import COMMAND, REPLIES_TO_PROMPT, chat_rules, message_lock, remember, show, situation_words
 from bot.score.fixing import MAX_TILES, Entry, Fixing, Step
 from bot.score.memory import MessageKey, MessageMemory, memory
 from bot.score.texts import error_text, tiles_text
 from bot.services import texts_for
 from bot.table.views import suit_label, tile_label
-from engine.tiles import HandError, MeldKind, Situation, Suit, format_hand, make_tile, parse_hand
+from engine.tiles import HandError, MeldKind, Situation, Suit, format_hand, make_tile
 from vision.errors import MAX_BYTES, VisionError
 
 if TYPE_CHECKING:
@@ -136,20 +136,19 @@ async def on_photo(update: Update, context: Context) -> None:
     texts = await texts_for(update, context)
     fixing = await read_photo(message, user.id, context, texts)
     if fixing is not None:
-        fixing.situations = caption_situations(message.caption)
+        # a caption's situation words (/score 自摸, or 自摸 alone in a private chat) go with the hand
+        fixing.situations = situation_words(message.caption) or frozenset()
         await offer_fixing(message, fixing, context, texts)
 
 
-def caption_situations(caption: str | None) -> frozenset[Situation]:
-    """The situation words of a photo's caption (``/score 自摸``, or ``zimo`` alone in a private
-    chat): the hand is valued with them, as a typed hand with those words would be. A caption
-    that is anything else adds nothing."""
-    words = COMMAND.sub("", caption or "", count=1).strip()
-    try:
-        hand = parse_hand(words)
-    except HandError:
-        return frozenset()
-    return hand.situations if not hand.concealed and not hand.melds else frozenset()
+async def score_photo(photo: Message, asker: int, situations: frozenset[Situation], context: Context,
+                      texts: Translator) -> None:
+    """``/score`` sent in reply to a photo someone posted: that photo is read, and the correction,
+    answering the photo, is the asker's to make."""
+    fixing = await read_photo(photo, asker, context, texts)
+    if fixing is not None:
+        fixing.situations = situations
+        await offer_fixing(photo, fixing, context, texts)
 
 
 async def read_photo(message: Message, user_id: int, context: Context, texts: Translator) -> Fixing | None:

@@ -276,3 +276,22 @@ async def test_a_photo_captioned_with_situation_words_is_valued_with_them(
     await (await alice.press(fixing, "✅ Score")).answer()
     await telegram.wait_for(lambda: fixing.edit_count > before, what="the score")
     assert "Self-draw. Chips from each player still in the hand: 5" in caption_lines(fixing)
+
+
+async def test_score_in_reply_to_someone_s_photo_reads_that_photo(telegram: FakeTelegram,
+                                                                   start_bot: BotFactory) -> None:
+    """Bob posts a photo of his hand (the bot, in privacy mode, does not see it); Alice answers it
+    with ``/score 自摸``: that photo is read, and the correction is Alice's to make."""
+    app = await start(start_bot)
+    alice, bob = telegram.user("Alice"), telegram.user("Bob")
+    group = await english_group(app, telegram, alice, bob)
+    photo = await bob.send_photo(group, encode_png(render_tiles(parse_tiles("1112345678999m5m"))))
+    sent = await alice.send(group, "/score 自摸", reply_to=photo)
+    fixing = await telegram.wait_for_bot_message(group, lambda m: m.photo_file_id is not None, after=sent.message_id)
+    assert "自摸" in fixing.caption
+    assert await (await bob.press(fixing, "✅ Score", check=False)).answer() == (
+        "Only the person who sent the photo can correct it.")
+    before = fixing.edit_count
+    await (await alice.press(fixing, "✅ Score")).answer()
+    await telegram.wait_for(lambda: fixing.edit_count > before, what="the score")
+    assert "Self-draw. Chips from each player still in the hand: 5" in caption_lines(fixing)
