@@ -343,7 +343,7 @@ async def on_fix_press(update: Update, context: Context) -> None:
             await query.answer(texts.t("This correction has expired; send the photo again."))
             return
         if user.id != fixing.owner:
-            await query.answer(texts.t("Only the person who sent the photo can correct it."))
+            await query.answer(texts.t("Only the person who asked for this reading can correct it."))
             return
         if int(match.group(1)) != fixing.version:
             await query.answer(texts.t(REFUSALS["stale"]))

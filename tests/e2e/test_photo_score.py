@@ -109,7 +109,7 @@ async def test_a_photo_is_read_corrected_with_taps_and_scored(
 
     # Only the sender corrects; an old keyboard is refused.
     first = shown[0][0]
-    assert await (await bob.press(fix, first)).answer() == "Only the person who sent the photo can correct it."
+    assert await (await bob.press(fix, first)).answer() == "Only the person who asked for this reading can correct it."
     old = fix.button(first).callback_data
     await tap(telegram, alice, fix, first)
     stale = await alice.press(fix, data=old, check=False)

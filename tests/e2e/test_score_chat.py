@@ -290,7 +290,7 @@ async def test_score_in_reply_to_someone_s_photo_reads_that_photo(telegram: Fake
     fixing = await telegram.wait_for_bot_message(group, lambda m: m.photo_file_id is not None, after=sent.message_id)
     assert "自摸" in fixing.caption
     assert await (await bob.press(fixing, "✅ Score", check=False)).answer() == (
-        "Only the person who sent the photo can correct it.")
+        "Only the person who asked for this reading can correct it.")
     before = fixing.edit_count
     await (await alice.press(fixing, "✅ Score")).answer()
     await telegram.wait_for(lambda: fixing.edit_count > before, what="the score")
