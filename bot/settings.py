@@ -79,7 +79,7 @@ class Settings(BaseSettings):
     def _known_zone(cls, value: str) -> str:
         try:
             ZoneInfo(value)
-        except (ZoneInfoNotFoundError, ValueError):
+        except (ZoneInfoNotFoundError, ValueError, OSError):
             raise ValueError(f"{value!r} is not an IANA time zone such as Asia/Shanghai") from None
         return value
 

@@ -21,7 +21,7 @@ class CalendarError(InvalidWrite):
 def zone(name: str) -> ZoneInfo:
     try:
         return ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
+    except (ZoneInfoNotFoundError, ValueError, OSError):  # OSError: a name too long for a file name
         raise CalendarError(f"unknown time zone {name!r} (use an IANA name such as Asia/Shanghai)") from None
 
 
