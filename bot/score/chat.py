@@ -12,13 +12,15 @@ import asyncio
 import functools
 import logging
 import re
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
+from typing import Any
 
 from telegram import ForceReply, InputMediaPhoto, Message, Update
 from telegram.error import BadRequest
 from telegram.ext import CallbackQueryHandler, CommandHandler, MessageHandler, filters
 
-from bot.feature import AnyApplication, Command, Context, Feature
+from bot.feature import AnyApplication, Command, Context, Feature, Hook
 from bot.i18n import LANGUAGES, N_, Translator, translator
 from bot.latest_edits import LatestEdits
 from bot.messaging import fit_caption, fit_text, is_image, is_not_modified
@@ -191,15 +193,24 @@ async def _revalue(app: AnyApplication, key: MessageKey, shown: tuple[Message, T
     await show(message, await asyncio.to_thread(answer_for, hand, rules, base, texts))
 
 
-async def on_start(app: AnyApplication) -> None:
-    app.bot_data[EDITS_KEY] = LatestEdits(app.bot, functools.partial(_revalue, app),
-                                          lambda key, _chat_id: message_lock(app, *key), "score answer")
+def redrawn_messages(key: str, edit: Callable[[AnyApplication, MessageKey, Any], Awaitable[None]],
+                     what: str) -> tuple[Hook, Hook]:
+    """The start and stop hooks of a feature whose answers are redrawn by a ``LatestEdits`` kept
+    in ``bot_data[key]``: one sender per message, holding the message's lock."""
+
+    async def on_start(app: AnyApplication) -> None:
+        app.bot_data[key] = LatestEdits(app.bot, functools.partial(edit, app),
+                                        lambda message, _chat_id: message_lock(app, *message), what)
+
+    async def on_stop(app: AnyApplication) -> None:
+        edits = app.bot_data.pop(key, None)
+        if edits is not None:
+            await edits.close(STOP_GRACE_SECONDS)
+
+    return on_start, on_stop
 
 
-async def on_stop(app: AnyApplication) -> None:
-    edits = app.bot_data.pop(EDITS_KEY, None)
-    if edits is not None:
-        await edits.close(STOP_GRACE_SECONDS)
+_ON_START, _ON_STOP = redrawn_messages(EDITS_KEY, _revalue, "score answer")
 
 
 FEATURE = Feature(
@@ -210,6 +221,6 @@ FEATURE = Feature(
         CallbackQueryHandler(toggle, pattern=TOGGLE_PATTERN),
     ],
     commands=(Command("score", N_("Value a hand: /score 123m456m789m234p55p")),),
-    on_start=on_start,
-    on_stop=on_stop,
+    on_start=_ON_START,
+    on_stop=_ON_STOP,
 )

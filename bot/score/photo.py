@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import logging
 import re
 import time
@@ -27,9 +26,17 @@ from bot.feature import AnyApplication, Context, Feature
 from bot.i18n import N_, Translator
 from bot.latest_edits import LatestEdits
 from bot.messaging import is_not_modified
-from bot.ratelimit import STOP_GRACE_SECONDS
 from bot.score.answer import Answer, answer_for_text
-from bot.score.chat import COMMAND, REPLIES_TO_PROMPT, chat_rules, message_lock, remember, show, situation_words
+from bot.score.chat import (
+    COMMAND,
+    REPLIES_TO_PROMPT,
+    chat_rules,
+    message_lock,
+    redrawn_messages,
+    remember,
+    show,
+    situation_words,
+)
 from bot.score.fixing import MAX_TILES, Entry, Fixing, Step
 from bot.score.memory import MessageKey, MessageMemory, memory
 from bot.score.texts import error_text, tiles_text
@@ -451,15 +458,7 @@ def _key(message: Message) -> MessageKey:
 
 _IN_GROUPS = filters.ChatType.GROUPS & (filters.CaptionRegex(COMMAND) | REPLIES_TO_PROMPT)
 
-async def on_start(app: AnyApplication) -> None:
-    app.bot_data[CORRECTIONS_KEY] = LatestEdits(app.bot, functools.partial(_redraw, app),
-                                                lambda key, _chat_id: message_lock(app, *key), "correction")
-
-
-async def on_stop(app: AnyApplication) -> None:
-    edits = app.bot_data.pop(CORRECTIONS_KEY, None)
-    if edits is not None:
-        await edits.close(STOP_GRACE_SECONDS)
+_ON_START, _ON_STOP = redrawn_messages(CORRECTIONS_KEY, _redraw, "correction")
 
 
 FEATURE = Feature(
@@ -468,6 +467,6 @@ FEATURE = Feature(
         MessageHandler((filters.PHOTO | filters.Document.IMAGE) & (filters.ChatType.PRIVATE | _IN_GROUPS), on_photo),
         CallbackQueryHandler(on_fix_press, pattern=FIX_PATTERN),
     ],
-    on_start=on_start,
-    on_stop=on_stop,
+    on_start=_ON_START,
+    on_stop=_ON_STOP,
 )
