@@ -691,6 +691,8 @@ FEATURE = Feature(
     name="table",
     handlers=lambda: [
         CommandHandler(["newgame", "new"], new_game),
+        # the plain words, where the bot reads the group (privacy mode off, or an admin), as 记账 for /keep
+        MessageHandler(f.ChatType.GROUPS & f.Regex(r"^\s*(开桌|开局)\s*$"), new_game),
         CommandHandler("cancel", cancel, filters=f.ChatType.GROUPS),
         CommandHandler("leave", leave, filters=f.ChatType.GROUPS),
         CommandHandler("kick", kick, filters=f.ChatType.GROUPS),

@@ -7,7 +7,7 @@ import json
 
 import pytest
 from fake_telegram import SEND_METHODS, FakeTelegram, FakeUser
-from harness import BotFactory
+from harness import BotFactory, clean_environment
 from table_players import (
     HumanPlayer,
     alone_at_a_table,
@@ -284,3 +284,24 @@ async def test_next_hand_rotates_the_dealer_and_end_sums_up_the_session(
     totals = [await storage.get_player(p) for p in hands[0].seats]
     assert all(p.name in summary.text for p in totals)
     assert (await storage.get_table(table.id)).status == "finished"
+
+
+async def test_the_plain_words_开桌_and_开局_open_a_table_where_the_bot_reads_the_group(tmp_path, monkeypatch) -> None:
+    for name in clean_environment():
+        monkeypatch.delenv(name)
+    async with FakeTelegram(privacy_mode=False) as telegram:
+        factory = BotFactory(telegram, tmp_path / "xuezhan.db")
+        try:
+            await factory(**FAST)
+            alice = telegram.user("Alice")
+            group = telegram.group("Friends", members=[alice], admins=[alice])
+            await alice.send(group, "开桌")
+            lobby = await telegram.wait_for_bot_message(group, lambda m: "table #1" in (m.text or ""))
+            await alice.send(group, "开局")  # the same as a second /newgame
+            await telegram.wait_for_bot_message(group, lambda m: "already has table #1" in (m.text or ""),
+                                                after=lobby.message_id)
+            await alice.send(group, "开桌吧，我们四个人")  # a sentence that only starts so is left alone
+            await telegram.settle()
+            assert len(telegram.bot_messages(group)) == 2
+        finally:
+            await factory.close()
