@@ -65,9 +65,11 @@ _RANKS.update({numeral: rank for rank, numeral in enumerate(_ZH_NUMERALS, start=
 _RANKS["幺"] = 1
 # Unicode's mahjong tiles: 🀇-🀏 one to nine of characters, 🀐-🀘 of bamboo, 🀙-🀡 of dots. The
 # rest of the block (winds, dragons, flowers, seasons, joker, back) is not in a Sichuan set.
-_TILE_CHARACTERS: dict[str, int] = {}
-for _first, _suit in ((0x1F007, 0), (0x1F010, 2), (0x1F019, 1)):
-    _TILE_CHARACTERS.update({chr(_first + rank): _suit * 9 + rank for rank in range(9)})
+_TILE_CHARACTERS: dict[str, int] = {
+    chr(first + rank): suit * 9 + rank
+    for first, suit in ((0x1F007, 0), (0x1F010, 2), (0x1F019, 1))
+    for rank in range(9)
+}
 _MAHJONG_BLOCK = range(0x1F000, 0x1F030)
 _EMOJI_STYLE = "\ufe0f"  # a phone's emoji keyboard may send it after a tile character
 # A Chinese input method types full-width forms (１２３ｍ, ＋, （）); each is read as its ASCII
