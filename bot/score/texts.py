@@ -86,7 +86,8 @@ def _parse_error_text(error: HandError, written: str, texts: Translator) -> str:
                         char=params["char"], position=position)
     elif "char" in params:
         found = texts.t("I can't read “{char}” (position {position}). Write tiles as numbers followed "
-                        "by their suit: m for 万, p for 筒, s for 条.", char=params["char"], position=position)
+                        "by their suit: m for 万, p for 筒, s for 条; or as they are named: {named}.",
+                        char=params["char"], position=position, named="一二三万 五筒")
     elif isinstance(position, int) and 0 < position <= len(written):
         found = _at_position_text(written[position - 1], position, texts)
     else:
