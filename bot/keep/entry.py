@@ -329,6 +329,7 @@ async def hand_reply(update: Update, context: Context) -> None:
     found = keeper(context)
     async with found.lock(session_id):
         refusal = await _answering(context, session_id, asked, message.chat.id, user.id)
+        winning = refusal is None and found.drafts[session_id].step == "value"  # else the tiles at the wall
         if refusal is None and message.text is not None:
             await _answer(context, session_id, message.text, texts)
     if refusal is not None:  # said after the lock: a group reply waits for the group's turn
@@ -342,7 +343,7 @@ async def hand_reply(update: Update, context: Context) -> None:
         async def take(context: Context, hand: DescribedHand, user_id: int) -> str | None:
             return await _photographed(context, panel, session_id, asked, hand, user_id, texts)
 
-        fixing.finish = Finish(N_("Record"), N_("Recorded on the scorekeeping panel: {hand}"), take)
+        fixing.finish = Finish(N_("Record"), N_("Recorded on the scorekeeping panel: {hand}"), take, winning)
         await offer_fixing(message, fixing, context, texts)
 
 

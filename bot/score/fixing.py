@@ -39,11 +39,13 @@ class Finish:
     /keep panel asking for a winner's tiles) instead of scoring the hand: its label, the caption
     once the hand is taken (texts to translate; ``{hand}`` is its notation), and the call that
     takes it. ``take(context, hand, user_id)`` returns None once the hand is taken, or the reason
-    it is not, shown on the correction."""
+    it is not, shown on the correction. ``winning`` is False when the tiles asked for are not a
+    win (a player's 13 at an empty wall): no winning tile is shown or offered then."""
 
     label: str
     done: str
     take: Callable[[Any, DescribedHand, int], Awaitable[str | None]]
+    winning: bool = True
 
 
 @dataclass
@@ -83,6 +85,11 @@ class Fixing:
     def picture_key(self) -> tuple[object, ...]:
         """What the picture depends on; when it is unchanged only the caption needs editing."""
         return (tuple((e.tile, e.unsure) for e in self.entries), tuple(self.melds), self.win, self.selected)
+
+    @property
+    def winning(self) -> bool:
+        """Whether the hand being corrected is a win, with a winning tile."""
+        return self.finish is None or self.finish.winning
 
     def hand(self) -> DescribedHand:
         """The hand as written so far; without a marked winning tile the last one counts."""

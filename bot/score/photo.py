@@ -42,7 +42,7 @@ from bot.score.memory import MessageKey, MessageMemory, memory
 from bot.score.texts import error_text, tiles_text
 from bot.services import texts_for
 from bot.table.views import suit_label, tile_label
-from engine.tiles import HandError, MeldKind, Situation, Suit, format_hand, make_tile
+from engine.tiles import HandError, MeldKind, Situation, Suit, format_hand, format_tiles, make_tile
 from vision.errors import MAX_BYTES, VisionError
 
 if TYPE_CHECKING:
@@ -271,12 +271,11 @@ def _caption(fixing: Fixing, texts: Translator) -> str:
     lines = []
     if fixing.notice:
         lines += [fixing.notice, ""]
-    hand = fixing.hand()
-    lines.append(texts.t("The hand: {tiles} (tiles: {n})", tiles=format_hand(hand), n=fixing.tile_count))
+    lines.append(texts.t("The hand: {tiles} (tiles: {n})", tiles=_written(fixing), n=fixing.tile_count))
     unsure = [fixing.entries[i].tile for i in fixing.unsure_first()]  # least confident first
     if unsure:
         lines.append(texts.t("Not sure about (marked ?): {tiles}", tiles=tiles_text(unsure, texts)))
-    if fixing.win is None:
+    if fixing.winning and fixing.win is None:
         lines.append(texts.t("No winning tile marked: the last tile counts as the winning tile."))
     if fixing.step is Step.TILE and fixing.selected is not None:
         tile = tile_label(fixing.entries[fixing.selected].tile, texts)
@@ -286,10 +285,22 @@ def _caption(fixing: Fixing, texts: Translator) -> str:
         lines.append(texts.t("Adding a tile: pick its suit."))
     elif fixing.step is Step.NUMBER and fixing.suit is not None:
         lines.append(texts.t("Pick the number of the {suit} tile.", suit=suit_label(fixing.suit, texts)))
-    else:
+    elif fixing.winning:
         lines.append(texts.t("Tap a tile to change it, remove it, mark it as the winning tile or make a meld "
                              "of it; tap a meld to undo it. Then press {button}.", button=_last_button(fixing, texts)))
+    else:
+        lines.append(texts.t("Tap a tile to change it, remove it or make a meld of it; tap a meld to undo it. "
+                             "Then press {button}.", button=_last_button(fixing, texts)))
     return "\n".join(lines)
+
+
+def _written(fixing: Fixing) -> str:
+    """The hand's notation as the question asks for it: a win with its winning tile marked, or
+    plain tiles and melds (a player's tiles at an empty wall)."""
+    hand = fixing.hand()
+    if fixing.winning:
+        return format_hand(hand)
+    return " ".join([format_tiles(hand.concealed), *(meld.notation() for meld in hand.melds)])
 
 
 def _last_button(fixing: Fixing, texts: Translator) -> str:
@@ -305,7 +316,7 @@ def _keyboard(fixing: Fixing, texts: Translator) -> InlineKeyboardMarkup:
     if fixing.step is Step.TILE:
         return InlineKeyboardMarkup([
             suits,
-            [button(texts.t("Remove"), "x"), button(texts.t("Winning tile"), "w")],
+            [button(texts.t("Remove"), "x"), *([button(texts.t("Winning tile"), "w")] if fixing.winning else [])],
             [button(texts.t("Pung"), "p"), button(texts.t("Kong"), "k"), button(texts.t("Concealed kong"), "c")],
             [back],
         ])
@@ -434,7 +445,8 @@ async def _hand_over(context: Context, message: Message, fixing: Fixing, user_id
         corrections(context).show(_key(message), message.chat_id, (message, texts))
         return None
     fixes(context).pop(_key(message))
-    return lambda shown: shown.edit_caption(texts.t(finish.done, hand=format_hand(hand)), reply_markup=None)
+    written = _written(fixing)
+    return lambda shown: shown.edit_caption(texts.t(finish.done, hand=written), reply_markup=None)
 
 
 async def _score(context: Context, message: Message, fixing: Fixing, texts: Translator) -> Final | None:

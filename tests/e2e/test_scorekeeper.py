@@ -293,6 +293,21 @@ async def test_a_winning_hand_photographed_in_reply_is_corrected_and_recorded(te
                             what="the correction to say where its hand went")
     assert not [b for b in fixing.buttons if b.callback_data]
 
+    # At an empty wall the panel asks for a player's 13 tiles: no winning tile is shown or offered.
+    await tap(telegram, alice, panel, "Wall empty")
+    assert "Alice's tiles" in panel.text
+    sent = await alice.send_photo(group, photographed("1112345678999m"), reply_to=panel)
+    tiles = await telegram.wait_for_bot_message(group, lambda m: m.photo_file_id is not None, after=sent.message_id)
+    assert "The hand: 1112345678999m (tiles: 13)" in tiles.caption and "winning tile" not in tiles.caption
+    await tap(telegram, alice, tiles, next(b.text for b in tiles.buttons if b.text.startswith("5m")))
+    assert "Winning tile" not in [b.text for b in tiles.buttons] and "Remove" in [b.text for b in tiles.buttons]
+    await tap(telegram, alice, tiles, "↩ Back")
+    before = panel.edit_count
+    await tap(telegram, alice, tiles, "✅ Record")
+    await telegram.wait_for(lambda: panel.edit_count > before and "Bob's tiles" in panel.text,
+                            what="the panel to take Alice's tiles and ask Bob's")
+    assert tiles.caption == "Recorded on the scorekeeping panel: 1112345678999m"
+
 
 async def test_the_plain_word_记账_opens_a_lobby_where_the_bot_reads_the_group(tmp_path, monkeypatch) -> None:
     for name in clean_environment():
