@@ -30,7 +30,7 @@ from bot.score.memory import MessageKey, MessageMemory, memory
 from bot.score.texts import EXAMPLE, error_text
 from bot.services import services, texts_for
 from engine.rules import RuleSet
-from engine.tiles import DescribedHand, HandError, Situation, parse_hand
+from engine.tiles import DescribedHand, HandError, Situation, parse_hand, starts_like_tiles
 
 log = logging.getLogger(__name__)
 
@@ -127,11 +127,14 @@ async def score_command(update: Update, context: Context) -> None:
     written = parts[1] if len(parts) > 1 else ""
     replied = message.reply_to_message
     situations = situation_words(written)
-    if replied is not None and is_image(replied) and message.from_user is not None and situations is not None:
-        from bot.score.photo import score_photo  # (which imports this module)
+    if replied is not None and situations is not None:  # /score (自摸) in reply to someone's hand
+        if is_image(replied) and message.from_user is not None:
+            from bot.score.photo import score_photo  # (which imports this module)
 
-        await score_photo(replied, message.from_user.id, situations, context, await texts_for(update, context))
-        return
+            await score_photo(replied, message.from_user.id, situations, context, await texts_for(update, context))
+            return
+        if replied.text and starts_like_tiles(replied.text):
+            written = f"{replied.text} {written}"
     if written.strip():
         await answer_written(update, context, written)
         return

@@ -295,3 +295,20 @@ async def test_score_in_reply_to_someone_s_photo_reads_that_photo(telegram: Fake
     await (await alice.press(fixing, "✅ Score")).answer()
     await telegram.wait_for(lambda: fixing.edit_count > before, what="the score")
     assert "Self-draw. Chips from each player still in the hand: 5" in caption_lines(fixing)
+
+
+async def test_score_in_reply_to_someone_s_typed_hand_values_it(telegram: FakeTelegram,
+                                                                 start_bot: BotFactory) -> None:
+    """Bob types his hand in the group (the bot, in privacy mode, does not see it); Alice answers it
+    with ``/score 自摸``: that hand is valued, self-drawn."""
+    app = await start(start_bot)
+    alice, bob = telegram.user("Alice"), telegram.user("Bob")
+    group = await english_group(app, telegram, alice, bob)
+    typed = await bob.send(group, "一一一二三四五六七八九九九万 胡五万")
+    sent = await alice.send(group, "/score 自摸", reply_to=typed)
+    answer = await telegram.wait_for_bot_message(group, after=sent.message_id)
+    lines = caption_lines(answer)
+    assert lines[0] == "1112345678999m +5m 自摸" and "Self-draw. Chips from each player still in the hand: 5" in lines
+    chatter = await bob.send(group, "nice hand!")
+    sent = await alice.send(group, "/score", reply_to=chatter)  # not a hand: the usual prompt
+    assert "Send me the hand as a reply" in (await telegram.wait_for_bot_message(group, after=sent.message_id)).text
