@@ -260,6 +260,18 @@ async def test_a_private_chat_scores_a_typed_hand_and_helps_with_anything_else(
     assert not helped.text.startswith("Send me a hand")  # a known command is not the fallback's
 
 
+FLUSH_PICTURE = encode_png(render_tiles(parse_tiles("1112345678999m5m")))  # the bot's own tile art
+SELF_DRAWN = "Self-draw. Chips from each player still in the hand: 5"  # 清一色 4 + 自摸加底 1, base 1
+
+
+async def scored_correction(telegram: FakeTelegram, user: FakeUser, fixing) -> list[str]:
+    """Press Score on a photo's correction; the caption lines of the answer it becomes."""
+    before = fixing.edit_count
+    await (await user.press(fixing, "✅ Score")).answer()
+    await telegram.wait_for(lambda: fixing.edit_count > before, what="the score")
+    return caption_lines(fixing)
+
+
 async def test_a_photo_captioned_with_situation_words_is_valued_with_them(
     telegram: FakeTelegram, start_bot: BotFactory
 ) -> None:
@@ -268,14 +280,10 @@ async def test_a_photo_captioned_with_situation_words_is_valued_with_them(
     app = await start(start_bot)
     alice = telegram.user("Alice")
     group = await english_group(app, telegram, alice)
-    picture = encode_png(render_tiles(parse_tiles("1112345678999m5m")))  # the bot's own tile art
-    sent = await alice.send_photo(group, picture, caption="/score 自摸")
+    sent = await alice.send_photo(group, FLUSH_PICTURE, caption="/score 自摸")
     fixing = await telegram.wait_for_bot_message(group, lambda m: m.photo_file_id is not None, after=sent.message_id)
     assert "自摸" in fixing.caption
-    before = fixing.edit_count
-    await (await alice.press(fixing, "✅ Score")).answer()
-    await telegram.wait_for(lambda: fixing.edit_count > before, what="the score")
-    assert "Self-draw. Chips from each player still in the hand: 5" in caption_lines(fixing)
+    assert SELF_DRAWN in await scored_correction(telegram, alice, fixing)
 
 
 async def test_score_in_reply_to_someone_s_photo_reads_that_photo(telegram: FakeTelegram,
@@ -285,16 +293,13 @@ async def test_score_in_reply_to_someone_s_photo_reads_that_photo(telegram: Fake
     app = await start(start_bot)
     alice, bob = telegram.user("Alice"), telegram.user("Bob")
     group = await english_group(app, telegram, alice, bob)
-    photo = await bob.send_photo(group, encode_png(render_tiles(parse_tiles("1112345678999m5m"))))
+    photo = await bob.send_photo(group, FLUSH_PICTURE)
     sent = await alice.send(group, "/score 自摸", reply_to=photo)
     fixing = await telegram.wait_for_bot_message(group, lambda m: m.photo_file_id is not None, after=sent.message_id)
     assert "自摸" in fixing.caption
     assert await (await bob.press(fixing, "✅ Score", check=False)).answer() == (
         "Only the person who asked for this reading can correct it.")
-    before = fixing.edit_count
-    await (await alice.press(fixing, "✅ Score")).answer()
-    await telegram.wait_for(lambda: fixing.edit_count > before, what="the score")
-    assert "Self-draw. Chips from each player still in the hand: 5" in caption_lines(fixing)
+    assert SELF_DRAWN in await scored_correction(telegram, alice, fixing)
 
 
 async def test_score_in_reply_to_someone_s_typed_hand_values_it(telegram: FakeTelegram,
@@ -308,7 +313,7 @@ async def test_score_in_reply_to_someone_s_typed_hand_values_it(telegram: FakeTe
     sent = await alice.send(group, "/score 自摸", reply_to=typed)
     answer = await telegram.wait_for_bot_message(group, after=sent.message_id)
     lines = caption_lines(answer)
-    assert lines[0] == "1112345678999m +5m 自摸" and "Self-draw. Chips from each player still in the hand: 5" in lines
+    assert lines[0] == "1112345678999m +5m 自摸" and SELF_DRAWN in lines
     chatter = await bob.send(group, "nice hand!")
     sent = await alice.send(group, "/score", reply_to=chatter)  # not a hand: the usual prompt
     assert "Send me the hand as a reply" in (await telegram.wait_for_bot_message(group, after=sent.message_id)).text
