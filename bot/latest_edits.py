@@ -66,6 +66,9 @@ class LatestEdits:
             except (TelegramError, StorageError) as error:  # the next change shows the message again
                 self._wanted.pop(key, None)
                 log.warning("%s %s: %s", self._what, key, error)
+            except Exception:  # a defect: said with its stack, not left in a task nobody awaits
+                self._wanted.pop(key, None)
+                log.exception("%s %s: could not be shown", self._what, key)
 
     async def close(self, seconds: float) -> None:
         await settle(set(self._senders.values()), seconds)

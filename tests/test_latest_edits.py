@@ -49,3 +49,20 @@ async def test_a_show_after_the_sender_ended_starts_another() -> None:
     edits.show(1, -100, "b")
     await edits.close(5)
     assert shown == ["a", "b"]
+
+
+async def test_an_edit_that_fails_unexpectedly_is_logged_and_the_next_show_goes_on(caplog) -> None:
+    shown: list[str | None] = []
+
+    async def edit(table_id: int, asking: str | None) -> None:
+        if asking == "broken":
+            raise RuntimeError("a defect")
+        shown.append(asking)
+
+    edits = LatestEdits(object(), edit, no_lock, "lobby of table")
+    edits.show(1, -100, "broken")
+    await edits.close(5)
+    assert "could not be shown" in caplog.text and "a defect" in caplog.text
+    edits.show(1, -100, "fine")
+    await edits.close(5)
+    assert shown == ["fine"]
