@@ -309,9 +309,17 @@ class _Reader:
 
 def starts_like_tiles(text: str) -> bool:
     """Whether ``text`` begins as a hand is written (tiles or a meld's bracket), so that a chat
-    can take it for one without a command."""
+    can take it for one without a command. A Chinese numeral counts only with its suit after it
+    (一万, 一二三万): a sentence starts with one as often (一起, 三缺一)."""
     reader = _Reader(text.lstrip())
-    return reader.at_tiles() or reader.peek() in _OPENERS
+    ch = reader.peek()
+    if ch in _ZH_NUMERALS or ch == "幺":
+        try:
+            reader.tile_group()
+        except HandError:
+            return False
+        return True
+    return reader.at_tiles() or ch in _OPENERS
 
 
 def parse_tiles(text: str) -> list[Tile]:

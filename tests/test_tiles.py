@@ -92,8 +92,9 @@ def test_what_a_chat_types_wrongly_gets_a_specific_message(text: str, fragment: 
 
 @pytest.mark.parametrize(
     ("text", "starts"),
-    [("123m", True), ("  一万", True), ("１２ｍ", True), ("🀙", True), ("🀄", True), ("[555p]", True),
-     ("（5555p）", True), ("hello", False), ("自摸", False), ("", False), ("   ", False)],
+    [("123m", True), ("  一万", True), ("一二三万 四五六筒", True), ("１２ｍ", True), ("🀙", True), ("🀄", True),
+     ("[555p]", True), ("（5555p）", True), ("hello", False), ("自摸", False), ("", False), ("   ", False),
+     ("三缺一", False), ("一起打麻将吗", False), ("二", False)],
 )
 def test_what_starts_like_a_hand(text: str, starts: bool) -> None:
     assert starts_like_tiles(text) is starts

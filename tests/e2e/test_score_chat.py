@@ -245,7 +245,7 @@ async def test_a_private_chat_scores_a_typed_hand_and_helps_with_anything_else(
     await telegram.settle()  # the welcome has come
     answer = await ask(telegram, alice, alice, "1112345678999m +5m")
     assert answer.photo is not None and "full flush ×4" in caption_lines(answer)
-    for text in ("/foo", "你好"):
+    for text in ("/foo", "你好", "三缺一"):  # a sentence may start with a numeral: not a hand
         reply = await ask(telegram, alice, alice, text)
         assert reply.text.startswith("Send me a hand to value it") and "\n" not in reply.text
     correction = await ask(telegram, alice, alice, "123m456m789m234p5")
