@@ -22,7 +22,7 @@ from typing import Any
 from telegram.error import TelegramError
 
 from bot.ratelimit import chat_turn
-from bot.table.runner import settle
+from bot.tasks import settle
 from storage import StorageError
 
 log = logging.getLogger(__name__)

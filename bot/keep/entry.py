@@ -328,10 +328,11 @@ async def hand_reply(update: Update, context: Context) -> None:
     session_id, asked = int(match[1]), match[2]
     found = keeper(context)
     async with found.lock(session_id):
-        refusal = await _answering(context, session_id, asked, message.chat.id, user.id)
-        winning = refusal is None and found.drafts[session_id].step == "value"  # else the tiles at the wall
-        if refusal is None and message.text is not None:
-            await _answer(context, session_id, message.text, texts)
+        question = await _question(context, session_id, asked, message.chat.id, user.id)
+        refusal = question if isinstance(question, str) else None
+        winning = not isinstance(question, str) and question[1].step == "value"  # else the tiles at the wall
+        if not isinstance(question, str) and message.text is not None:
+            await _answer(context, session_id, *question, message.text, texts)
     if refusal is not None:  # said after the lock: a group reply waits for the group's turn
         await message.reply_text(texts.t(refusal))
         return
@@ -347,9 +348,11 @@ async def hand_reply(update: Update, context: Context) -> None:
         await offer_fixing(message, fixing, context, texts)
 
 
-async def _answering(context: Context, session_id: int, asked: str, chat_id: int, user_id: int) -> str | None:
-    """Why tiles sent now by ``user_id`` for the panel's question at version ``asked`` cannot be
-    taken (a text to translate), or None. Called holding the session's lock."""
+async def _question(context: Context, session_id: int, asked: str, chat_id: int,
+                    user_id: int) -> tuple[View, Draft] | str:
+    """The session and the entry whose question (at version ``asked``) tiles sent now by
+    ``user_id`` answer; or why they cannot be taken (a text to translate). Called holding the
+    session's lock."""
     try:
         view = await load_view(context, session_id)
     except NotFound:
@@ -362,15 +365,15 @@ async def _answering(context: Context, session_id: int, asked: str, chat_id: int
         return N_("The panel has moved on since; reply to it as it is now.")
     if not may_record(view, user_id, context):
         return N_("Only the players of this session can record.")
-    return None
+    return view, draft
 
 
-async def _answer(context: Context, session_id: int, text: str, texts: Translator) -> str | None:
+async def _answer(context: Context, session_id: int, view: View, draft: Draft, text: str,
+                  texts: Translator) -> str | None:
     """Take ``text`` as the tiles the panel asks for; the reason they are not a hand, or None.
     The reason is also shown on the panel, under the question, which stands: so a typed reply may
-    be edited to answer it. Called holding the session's lock, after ``_answering``."""
+    be edited to answer it. Called holding the session's lock, with what ``_question`` found."""
     found = keeper(context)
-    view, draft = await load_view(context, session_id), found.drafts[session_id]
     try:
         if draft.step == "value":
             scored = book.typed_score(text, draft.situations, view.rules)
@@ -389,10 +392,10 @@ async def _photographed(context: Context, panel: Message, session_id: int, asked
     """Record pressed on a photo's correction: its hand answers the panel's question if the
     panel still asks it. The reason it does not, or None."""
     async with keeper(context).lock(session_id):
-        refusal = await _answering(context, session_id, asked, panel.chat_id, user_id)
-        if refusal is not None:
-            return texts.t(refusal)
-        problem = await _answer(context, session_id, format_hand(hand), texts)
+        question = await _question(context, session_id, asked, panel.chat_id, user_id)
+        if isinstance(question, str):
+            return texts.t(question)
+        problem = await _answer(context, session_id, *question, format_hand(hand), texts)
     # Redrawn without waiting: the caller holds the correction's lock, and a group edit waits its turn.
     context.application.create_task(refresh(context, panel, session_id, texts))
     return problem

@@ -58,7 +58,8 @@ from bot.i18n import Translator, translator
 from bot.messaging import call_unparsed, is_not_modified
 from bot.ratelimit import chat_turn
 from bot.table import callbacks, views
-from bot.table.runner import TableRunner, ping_key, settle, settlement_key
+from bot.table.runner import TableRunner, ping_key, settlement_key
+from bot.tasks import settle
 from engine.events import Event, EventType
 from engine.game import Phase
 from rendering.models import ResultCard, TableView

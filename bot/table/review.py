@@ -28,8 +28,9 @@ from bot.feature import AnyApplication, Context, Feature
 from bot.i18n import Translator, translator
 from bot.services import services, user_language
 from bot.table.feature import TABLES_KEY
-from bot.table.runner import TableRunner, settle
+from bot.table.runner import TableRunner
 from bot.table.tables import SeatTexts
+from bot.tasks import settle
 from engine.events import Event
 from engine.rules import RuleSet
 from storage import NotFound, Storage

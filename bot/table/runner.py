@@ -32,6 +32,7 @@ from typing import Any, Protocol
 
 from bot.table import callbacks
 from bot.table.snapshots import snapshot_of
+from bot.tasks import settle
 from engine.actions import SEATS, Action, ActionType, GameError
 from engine.ai import Player, player_for_level
 from engine.ai_search import ThinkingShare
@@ -66,20 +67,6 @@ async def settle_background(timeout: float) -> None:
     """Shut-down: let the snapshot writes under way finish (for up to ``timeout`` seconds, then
     cancel them) before storage closes, so none is left pending when the event loop stops."""
     await settle(_BACKGROUND, timeout)
-
-
-async def settle(tasks: set[asyncio.Task[Any]], timeout: float) -> None:
-    """Wait up to ``timeout`` seconds for ``tasks`` (a set they leave when done), then cancel the
-    rest and wait for them to end: a task still pending when the event loop stops is destroyed
-    mid-way ("Task was destroyed but it is pending!")."""
-    pending = {task for task in tasks if not task.done()}
-    if pending:
-        _, pending = await asyncio.wait(pending, timeout=timeout)
-    for task in pending:
-        task.cancel()
-    for task in pending:
-        with contextlib.suppress(asyncio.CancelledError, Exception):
-            await task
 
 
 def parse_timer(key: str) -> tuple[str, int, int | None] | None:

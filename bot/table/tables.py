@@ -29,12 +29,12 @@ from bot.table.runner import (
     SeatPlayer,
     TableRunner,
     parse_timer,
-    settle,
     settle_background,
     settlement_key,
     wake_key,
 )
 from bot.table.snapshots import restore_game, snapshot_of
+from bot.tasks import settle
 from engine.actions import Action, GameError
 from engine.game import Game
 from engine.rules import RuleSet
