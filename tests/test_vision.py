@@ -257,9 +257,29 @@ def photo_of_a_cat(seed: int) -> bytes:
     return buffer.getvalue()
 
 
+def photo_of_noise(seed: int) -> bytes:
+    """Camera noise, grey grain or coarse colour blotches (gravel, a patterned cloth): the detector
+    finds boxes all over such a picture, a few of them in short runs."""
+    rng = np.random.default_rng(seed)
+    kind = seed % 3
+    if kind == 0:
+        pixels = rng.integers(0, 255, (600, 800, 3), dtype=np.uint8)
+    elif kind == 1:
+        pixels = np.repeat(rng.integers(0, 255, (600, 800, 1), dtype=np.uint8), 3, axis=2)
+    else:
+        blotches = Image.fromarray(rng.integers(0, 255, (75, 100, 3), dtype=np.uint8))
+        pixels = np.asarray(blotches.resize((800, 600), Image.BILINEAR))
+    buffer = io.BytesIO()
+    Image.fromarray(pixels).save(buffer, "JPEG", quality=85)
+    return buffer.getvalue()
+
+
 @pytest.mark.parametrize(
     ("photo", "seed"),
     [
+        (photo_of_noise, 1),  # these three were told their tiles were too small to read (17th session)
+        (photo_of_noise, 5),
+        (photo_of_noise, 6),
         (photo_of_a_cat, 0),
         (photo_of_a_cat, 1),
         (photo_of_a_cat, 2),
@@ -270,7 +290,11 @@ def photo_of_a_cat(seed: int) -> bytes:
         (photo_of_a_receipt, 3),
         (photo_of_a_receipt, 4),
     ],
-    ids=["cat-0", "cat-1", "cat-2", "receipt-0", "receipt-1", "receipt-2", "receipt-3", "receipt-4"],
+    ids=[
+        *(f"noise-{seed}" for seed in (1, 5, 6)),
+        *(f"cat-{seed}" for seed in range(3)),
+        *(f"receipt-{seed}" for seed in range(5)),
+    ],
 )
 def test_a_photo_of_something_else_has_no_tiles(photo, seed: int) -> None:
     """Drawn here, not by the training scripts' distractor photos (other code, other font for receipts)."""

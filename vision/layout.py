@@ -215,16 +215,7 @@ def hand_members(boxes: np.ndarray, min_group: int = 3) -> np.ndarray:
     count = len(boxes)
     if count == 0:
         return np.zeros(0, dtype=bool)
-    frame = _RowFrame.of(boxes)
-    near = (np.abs(frame.along[:, None] - frame.along[None, :]) < 2.5 * frame.short_side) & (
-        np.abs(frame.across[:, None] - frame.across[None, :]) < 0.5 * frame.long_side
-    )
-    group = np.arange(count)
-    changed = True
-    while changed:
-        merged = np.where(near, group[None, :], count).min(axis=1)
-        changed = bool((merged != group).any())
-        group = merged
+    group = _runs(boxes)
     sizes = np.bincount(group, minlength=count)
     members = sizes[group] >= min_group
     if not members.any():
@@ -244,6 +235,36 @@ def hand_members(boxes: np.ndarray, min_group: int = 3) -> np.ndarray:
     if any(sizes[run] >= grid_row and row.is_row(np.nonzero(group == run)[0]) for run in others):
         return members  # a grid of rows, not a hand and its discards
     return members & ~np.isin(group, away)
+
+
+def _runs(boxes: np.ndarray) -> np.ndarray:
+    """Each box's run (the index of its run's first box): boxes side by side along the row
+    direction (centres up to 2.5 tile widths apart along it, under half a tile's height across)."""
+    count = len(boxes)
+    frame = _RowFrame.of(boxes)
+    near = (np.abs(frame.along[:, None] - frame.along[None, :]) < 2.5 * frame.short_side) & (
+        np.abs(frame.across[:, None] - frame.across[None, :]) < 0.5 * frame.long_side
+    )
+    group = np.arange(count)
+    changed = True
+    while changed:
+        merged = np.where(near, group[None, :], count).min(axis=1)
+        changed = bool((merged != group).any())
+        group = merged
+    return group
+
+
+def longest_run(boxes: np.ndarray) -> np.ndarray:
+    """The indices of the boxes in the longest run of tiles side by side (see ``hand_members``).
+
+    >>> row = np.array([[0, 0, 10, 14], [10, 0, 20, 14], [20, 0, 30, 14], [5, 60, 15, 74]], float)
+    >>> longest_run(row).tolist()
+    [0, 1, 2]
+    """
+    if len(boxes) == 0:
+        return np.zeros(0, dtype=np.int64)
+    group = _runs(boxes)
+    return np.nonzero(group == np.bincount(group).argmax())[0]
 
 
 def one_box_per_tile(boxes: np.ndarray, members: np.ndarray) -> np.ndarray:

@@ -23,6 +23,7 @@ from vision.image import decode_image
 from vision.layout import (
     hand_members,
     long_sides,
+    longest_run,
     one_box_per_tile,
     reading_order,
     row_slant,
@@ -51,6 +52,7 @@ SORTED_STEPS = 4
 # chosen; the unseen set then: 82% and 44%): a closer photo helps.
 SMALL_TILE_LENGTH = 50
 SMALL_ROW = 5  # boxes in a row, at least, for an unreadable photo to be taken for a hand of small tiles
+ROW_SHARE = 0.35  # ... and the share of all boxes found that the row holds, at least (noise: under 0.2)
 # A photo of something else (a cat, a page, a receipt) may show a few blobs the classifier half
 # takes for tiles; a hand photo shows tiles, most of them read surely. Suited tiles that are every
 # one of them below LOW_CONFIDENCE are taken for no tiles at all.
@@ -191,11 +193,10 @@ def _read(classifier, image: np.ndarray, found: Detections) -> _Reading:
     probabilities = second_look(classifier, photo, all_boxes, probabilities)
     classes = probabilities.argmax(axis=1)
     suited = np.nonzero((classes != NOT_SUITED) & one_box_per_tile(all_boxes, members))[0]
-    hand_row = all_boxes[members]
     if len(suited) == 0:
-        raise _unread(hand_row, f"{len(found.boxes)} tiles were found but none is a suited tile (万, 筒 or 条)")
+        raise _unread(all_boxes, f"{len(found.boxes)} tiles were found but none is a suited tile (万, 筒 or 条)")
     if probabilities[suited, classes[suited]].max() < LOW_CONFIDENCE:
-        raise _unread(hand_row, f"only {len(suited)} unsure tile(s) were found: this does not look like a hand")
+        raise _unread(all_boxes, f"only {len(suited)} unsure tile(s) were found: this does not look like a hand")
     boxes = all_boxes[suited]
     tops = np.stack([tile_top(box, p) for box, p in zip(boxes, upright[suited], strict=True)])
     turns, order = _turn_and_order(tops, boxes, classes[suited], work.shape[1], work.shape[0])
@@ -285,15 +286,18 @@ def tile_top(box: np.ndarray, upright: float) -> np.ndarray:
     return np.asarray([sureness, 0.0]) if is_sideways(box) else np.asarray([0.0, -sureness])
 
 
-def _unread(row: np.ndarray, why: str) -> VisionError:
-    """The error for boxes found but none read as a hand; ``row``: the boxes of the hand's rows
-    (``hand_members``). When there are at least SMALL_ROW of them and they are small, small tiles
-    are the likely cause: on the tuning check every hand photo that failed so had tiles 14-39 px
-    long, in rows of 6 to 28. A person told "no tiles" would not think of taking the photo closer,
-    so then the code is ``too_small``. A photo of something else shows blobs, not rows (drawn
-    cats: 3 or 4 boxes in their longest row)."""
-    length = float(np.median(long_sides(row))) if len(row) else 0.0
-    if len(row) >= SMALL_ROW and length < SMALL_TILE_LENGTH:
+def _unread(boxes: np.ndarray, why: str) -> VisionError:
+    """The error for boxes found but none read as a hand. When their longest run of tiles side by
+    side (``longest_run``) holds at least SMALL_ROW boxes and at least ROW_SHARE of all of them,
+    and its tiles are small, small tiles are the likely cause: on the tuning check every hand photo
+    that failed so had tiles 14-39 px long, in runs of 5 to 18 holding 56% or more of the boxes. A
+    person told "no tiles" would not think of taking the photo closer, so then the code is
+    ``too_small``. A photo of something else shows blobs, not rows: drawn cats have 3 or 4 boxes in
+    their longest run, and in noise, gravel or a patterned cloth the detector finds boxes all over
+    the picture, at most a fifth of them in the longest run."""
+    run = longest_run(boxes)
+    length = float(np.median(long_sides(boxes[run]))) if len(run) else 0.0
+    if len(run) >= max(SMALL_ROW, ROW_SHARE * len(boxes)) and length < SMALL_TILE_LENGTH:
         return VisionError("too_small", f"{why}; they are about {length:.0f} px long, too small to read",
                            px=round(length))
     return VisionError("no_tiles", why)
