@@ -25,9 +25,12 @@ CHANGED = """k => { const f = window.xuezhan.frame;
 
 
 def watch_errors(page: Any) -> list[str]:
-    """The page's uncaught script errors, as they happen."""
+    """The page's uncaught script errors and the errors in its console, as they happen. The console
+    also has the files asked for in vain, the browser's own requests too: without an icon, every
+    page logged the 404 of ``/favicon.ico``."""
     errors = PAGE_ERRORS.setdefault(page, [])
     page.on("pageerror", lambda error: errors.append(str(error)))
+    page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
     return errors
 
 
