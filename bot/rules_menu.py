@@ -27,6 +27,7 @@ from bot.i18n import N_, Translator
 from bot.messaging import edit_query_text
 from bot.permissions import acts_as_admin
 from bot.services import services, texts_for
+from bot.topics import topic_of
 from engine.rules import (
     PRESETS,
     SETTING_VALUES,
@@ -348,7 +349,8 @@ async def settings_press(update: Update, context: Context) -> None:
     what = query.data[3:]
     if what == "open":  # the lobby's Settings button: a fresh menu below the lobby
         await query.answer()
-        await context.bot.send_message(chat.id, _main_text(texts), reply_markup=main_keyboard(chat_rules, texts))
+        await context.bot.send_message(chat.id, _main_text(texts), reply_markup=main_keyboard(chat_rules, texts),
+                                       message_thread_id=topic_of(query.message))
         return
     kind, _, rest = what.partition(":")
     if kind == "m":

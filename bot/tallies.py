@@ -28,6 +28,7 @@ from bot.keep.words import record_words, value_words
 from bot.permissions import acts_as_admin
 from bot.services import services, texts_for
 from bot.table.feature import move_chat
+from bot.topics import topic_of
 from bot.when import read_clock, read_time_zone, zone_label
 from rendering.models import MAX_TALLY_ENTRIES, TallyEntry
 from storage import days
@@ -313,7 +314,7 @@ async def summary_command(update: Update, context: Context) -> None:
                                          "e.g. /summary 22:30.", text=written))
         return
     when = at.strftime("%H:%M")
-    await storage.update_chat(chat.id, summary_time=when)
+    await storage.update_chat(chat.id, summary_time=when, summary_topic_id=topic_of(message))
     await message.reply_text(texts.t("The daily summary will be posted at {time} ({zone}).", time=when,
                                      zone=zone_label(stored.timezone)))
 
@@ -380,7 +381,7 @@ async def _post_summary(app: AnyApplication, due: DueSummary) -> int:
         text = caption(head, tally_lines(tally.lines, computers, texts))
         try:
             try:
-                await app.bot.send_photo(chat_id, picture, caption=text)
+                await app.bot.send_photo(chat_id, picture, caption=text, message_thread_id=due.chat.summary_topic_id)
             except ChatMigrated as moved:  # the group became a supergroup: move it, post there
                 await move_chat(app, chat_id, moved.new_chat_id)
                 chat_id = moved.new_chat_id

@@ -84,6 +84,7 @@ class Chat:
     base_stake: int = 1
     summary_time: str = "23:59"  # HH:MM local time of the daily summary
     last_summary_date: date | None = None
+    summary_topic_id: int | None = None  # the forum topic the summary is posted in; None: the main chat
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,6 +117,7 @@ class Table:
     dm_message_ids: tuple[int | None, ...] = (None, None, None, None)
     created_at: datetime | None = None
     rules: JSON | None = None  # the opener's rules for this table only; None: the chat's
+    topic_id: int | None = None  # the forum topic it was opened in, where it posts; None: the main chat
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,6 +173,7 @@ class ScoreSession:
     creator_id: int | None
     started_at: datetime
     ended_at: datetime | None = None
+    topic_id: int | None = None  # the forum topic it was opened in, where it posts; None: the main chat
 
 
 @dataclass(frozen=True, slots=True)

@@ -255,4 +255,13 @@ _V7: Migration = (
     """,
 )
 
-MIGRATIONS: tuple[Migration, ...] = (_V1, _V2, _V3, _V4, _V5, _V6, _V7)
+# Forum groups (topics on): the topic a table or a scorekeeping session was opened in, and the
+# one the daily summary was set in, so that their posts go there; NULL is the group's main chat
+# (a group without topics, or a forum's General topic).
+_V8: Migration = (
+    "ALTER TABLE tables ADD COLUMN topic_id INTEGER",
+    "ALTER TABLE score_sessions ADD COLUMN topic_id INTEGER",
+    "ALTER TABLE chats ADD COLUMN summary_topic_id INTEGER",
+)
+
+MIGRATIONS: tuple[Migration, ...] = (_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8)

@@ -244,4 +244,11 @@ _V7: Migration = (
     """,
 )
 
-MIGRATIONS: tuple[Migration, ...] = (_V1, _V2, _V3, _V4, _V5, _V6, _V7)
+# storage/schema.py's _V8: the forum topic of a table, a scorekeeping session, the daily summary.
+_V8: Migration = (
+    "ALTER TABLE tables ADD COLUMN topic_id BIGINT",
+    "ALTER TABLE score_sessions ADD COLUMN topic_id BIGINT",
+    "ALTER TABLE chats ADD COLUMN summary_topic_id BIGINT",
+)
+
+MIGRATIONS: tuple[Migration, ...] = (_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8)

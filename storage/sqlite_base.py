@@ -85,7 +85,8 @@ class SqliteBase:
     async def _chat(self, db: aiosqlite.Connection, chat_id: int) -> Chat:
         row = await self._one(
             db,
-            "SELECT id, language, timezone, rules, base_stake, summary_time, last_summary_date FROM chats WHERE id = ?",
+            "SELECT id, language, timezone, rules, base_stake, summary_time, last_summary_date, summary_topic_id "
+            "FROM chats WHERE id = ?",
             (chat_id,),
         )
         if row is None:
@@ -191,6 +192,12 @@ def seat_rows(transfers: Iterable[TransferLike], seats: Sequence[int]) -> list[t
     return rows
 
 
+def check_topic(value: Any) -> None:
+    """A forum topic is stored as None (the group's main chat) or Telegram's positive thread id."""
+    if not (value is None or (isinstance(value, int) and not isinstance(value, bool) and value > 0)):
+        raise InvalidWrite(f"a forum topic is a positive whole number or None, not {value!r}")
+
+
 def chat_from_row(row: Sequence[Any]) -> Chat:
     return Chat(
         id=row[0],
@@ -200,4 +207,5 @@ def chat_from_row(row: Sequence[Any]) -> Chat:
         base_stake=row[4],
         summary_time=row[5],
         last_summary_date=None if row[6] is None else date.fromisoformat(row[6]),
+        summary_topic_id=row[7],
     )

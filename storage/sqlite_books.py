@@ -261,7 +261,7 @@ class LedgerQueries(SqliteBase):
         async with self._tx() as db:
             rows = await self._all(
                 db,
-                "SELECT id, language, timezone, rules, base_stake, summary_time, last_summary_date "
+                "SELECT id, language, timezone, rules, base_stake, summary_time, last_summary_date, summary_topic_id "
                 "FROM chats "
                 "WHERE EXISTS (SELECT 1 FROM ledger WHERE ledger.chat_id = chats.id) ORDER BY id",
             )

@@ -13,9 +13,9 @@ from storage.models import (
     PlayerKind,
     User,
 )
-from storage.sqlite_base import SqliteBase, canonical_json
+from storage.sqlite_base import SqliteBase, canonical_json, check_topic
 
-_CHAT_FIELDS = ("language", "timezone", "rules", "base_stake", "summary_time")
+_CHAT_FIELDS = ("language", "timezone", "rules", "base_stake", "summary_time", "summary_topic_id")
 _PLAYER_COLUMNS = "id, chat_id, name, kind, user_id"
 
 
@@ -38,6 +38,8 @@ class ChatsAndPlayers(SqliteBase):
             values["rules"] = canonical_json(values["rules"])
         if "base_stake" in values and not (isinstance(values["base_stake"], int) and values["base_stake"] > 0):
             raise InvalidWrite(f"base stake must be a positive whole number, not {values['base_stake']!r}")
+        if "summary_topic_id" in values:
+            check_topic(values["summary_topic_id"])
         if "language" in values and not isinstance(values["language"], str):
             raise InvalidWrite("language must be a language code such as 'zh' or 'en'")
         async with self._tx() as db:

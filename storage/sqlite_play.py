@@ -21,14 +21,14 @@ from storage.models import (
     TransferLike,
     UnfinishedHand,
 )
-from storage.sqlite_base import SEATS, SqliteBase, canonical_json, seat_rows
+from storage.sqlite_base import SEATS, SqliteBase, canonical_json, check_topic, seat_rows
 
 
 class TablesAndHands(SqliteBase):
     async def _table(self, db: aiosqlite.Connection, table_id: int) -> Table:
         row = await self._one(
             db,
-            "SELECT id, chat_id, status, creator_id, message_id, created_at, rules FROM tables WHERE id = ?",
+            "SELECT id, chat_id, status, creator_id, message_id, created_at, rules, topic_id FROM tables WHERE id = ?",
             (table_id,),
         )
         if row is None:
@@ -49,16 +49,18 @@ class TablesAndHands(SqliteBase):
             dm_message_ids=tuple(dms),
             created_at=days.from_ms(row[5]),
             rules=None if row[6] is None else json.loads(row[6]),
+            topic_id=row[7],
         )
 
-    async def create_table(self, chat_id: int, creator_id: int | None) -> Table:
+    async def create_table(self, chat_id: int, creator_id: int | None, topic_id: int | None = None) -> Table:
+        check_topic(topic_id)
         async with self._tx() as db:
             await self._chat(db, chat_id)
             if creator_id is not None:
                 await self._ensure_user(db, creator_id)
             cursor = await db.execute(
-                "INSERT INTO tables (chat_id, status, creator_id, created_at) VALUES (?, 'lobby', ?, ?)",
-                (chat_id, creator_id, self._now_ms()),
+                "INSERT INTO tables (chat_id, status, creator_id, created_at, topic_id) VALUES (?, 'lobby', ?, ?, ?)",
+                (chat_id, creator_id, self._now_ms(), topic_id),
             )
             table_id = cursor.lastrowid
             await db.executemany(

@@ -17,7 +17,7 @@ from storage.models import (
     SessionStatus,
     TransferLike,
 )
-from storage.sqlite_base import SEATS, SqliteBase, canonical_json, seat_rows
+from storage.sqlite_base import SEATS, SqliteBase, canonical_json, check_topic, seat_rows
 
 
 class Scorekeeping(SqliteBase):
@@ -26,7 +26,7 @@ class Scorekeeping(SqliteBase):
     async def _session(self, db: aiosqlite.Connection, session_id: int) -> ScoreSession:
         row = await self._one(
             db,
-            "SELECT id, chat_id, status, creator_id, started_at, ended_at FROM score_sessions WHERE id = ?",
+            "SELECT id, chat_id, status, creator_id, started_at, ended_at, topic_id FROM score_sessions WHERE id = ?",
             (session_id,),
         )
         if row is None:
@@ -40,9 +40,12 @@ class Scorekeeping(SqliteBase):
             creator_id=row[3],
             started_at=days.from_ms(row[4]),
             ended_at=None if row[5] is None else days.from_ms(row[5]),
+            topic_id=row[6],
         )
 
-    async def start_session(self, chat_id: int, player_ids: Sequence[int], creator_id: int | None) -> ScoreSession:
+    async def start_session(self, chat_id: int, player_ids: Sequence[int], creator_id: int | None,
+                            topic_id: int | None = None) -> ScoreSession:
+        check_topic(topic_id)
         players = list(player_ids)
         if not 2 <= len(players) <= SEATS or len(set(players)) != len(players):
             raise InvalidWrite(f"a scorekeeping session needs 2 to 4 different players, got {players}")
@@ -53,8 +56,9 @@ class Scorekeeping(SqliteBase):
             if creator_id is not None:
                 await self._ensure_user(db, creator_id)
             cursor = await db.execute(
-                "INSERT INTO score_sessions (chat_id, status, creator_id, started_at) VALUES (?, 'open', ?, ?)",
-                (chat_id, creator_id, self._now_ms()),
+                "INSERT INTO score_sessions (chat_id, status, creator_id, started_at, topic_id)"
+                " VALUES (?, 'open', ?, ?, ?)",
+                (chat_id, creator_id, self._now_ms(), topic_id),
             )
             session_id = cursor.lastrowid
             await db.executemany(

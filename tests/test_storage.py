@@ -123,6 +123,8 @@ async def test_chat_defaults_and_settings(store):
         ({"summary_time": "25:00"}, "HH:MM"),
         ({"base_stake": 0}, "positive whole number"),
         ({"colour": "red"}, "unknown chat setting"),
+        ({"summary_topic_id": 0}, "forum topic"),
+        ({"summary_topic_id": "7"}, "forum topic"),
     ],
 )
 async def test_bad_chat_settings_are_refused_clearly(store, changes, message):
@@ -161,6 +163,23 @@ async def test_table_seats_and_messages(store):
     table = await store.set_table_message(table.id, 77, seat=2)
     assert table.message_id == 42 and table.dm_message_ids == (None, None, 77, None)
     assert [t.id for t in await store.open_tables(CHAT)] == [table.id]
+
+
+async def test_tables_sessions_and_the_summary_keep_their_forum_topic(store):
+    """A forum group's table, session and daily summary post in the topic they were opened in."""
+    assert (await store.create_table(CHAT, None)).topic_id is None
+    table = await store.create_table(CHAT, None, topic_id=12)
+    assert (await store.get_table(table.id)).topic_id == 12
+    players = [await store.named_player(CHAT, name) for name in ("A", "B")]
+    session = await store.start_session(CHAT, [p.id for p in players], None, topic_id=34)
+    assert (await store.get_session(session.id)).topic_id == 34
+    assert (await store.update_chat(CHAT, summary_topic_id=56)).summary_topic_id == 56
+    assert (await store.update_chat(CHAT, summary_topic_id=None)).summary_topic_id is None
+    for bad in (0, -3, True, 1.5):
+        with pytest.raises(InvalidWrite, match="forum topic"):
+            await store.create_table(CHAT, None, topic_id=bad)
+        with pytest.raises(InvalidWrite, match="forum topic"):
+            await store.start_session(CHAT, [p.id for p in players], None, topic_id=bad)
 
 
 async def test_a_hand_needs_four_seats(store):

@@ -28,6 +28,7 @@ class Lobby:
     creator_id: int
     entries: list[tuple[str, int | None]]  # (name, Telegram user id or None for a plain name)
     message_id: int | None = None  # the lobby's message: its buttons are the only ones that count
+    topic_id: int | None = None  # the forum topic it was opened in, where the session will post
 
 
 @dataclass

@@ -283,7 +283,8 @@ async def finish(context: Context, message: Any, view: View, texts: Translator) 
 
     chart = render_tally_chart([TallyEntry(t.name, t.net) for t in totals],
                                title=texts.t("Scorekeeping #{id}", id=view.session.id))
-    await context.bot.send_photo(view.session.chat_id, encode_png(chart), caption="\n".join(lines))
+    await context.bot.send_photo(view.session.chat_id, encode_png(chart), caption="\n".join(lines),
+                                 message_thread_id=view.session.topic_id)
 
 
 # --- typed hands: replies to the panel ------------------------------------------------------------

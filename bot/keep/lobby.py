@@ -16,6 +16,7 @@ from bot.keep.drafts import Lobby, keeper
 from bot.keep.panel import edit_message, send_panel
 from bot.permissions import sent_as_the_group
 from bot.services import services, texts_for
+from bot.topics import summary_follows_play, topic_of
 from storage.models import PlayerKind
 
 SEATS = 4
@@ -105,7 +106,7 @@ async def keep_command(update: Update, context: Context) -> None:
     if waiting is not None:
         await add_to_lobby(context, *waiting, known, words, texts, message)
         return
-    lobby = Lobby(chat.id, user.id, entries)
+    lobby = Lobby(chat.id, user.id, entries, topic_id=topic_of(message))
     if len(entries) == SEATS:
         await start_session(context, lobby, texts)
         return
@@ -193,7 +194,8 @@ async def start_session(context: Context, lobby: Lobby, texts: Translator) -> No
     async with keeper(context).chat_lock(lobby.chat_id):
         open_now = await storage.open_sessions(lobby.chat_id)
         if open_now:
-            await context.bot.send_message(lobby.chat_id, texts.t("A scorekeeping session is already open here."))
+            await context.bot.send_message(lobby.chat_id, texts.t("A scorekeeping session is already open here."),
+                                           message_thread_id=lobby.topic_id)
             await send_panel(context, open_now[-1], texts)
             return
         players = []
@@ -202,5 +204,7 @@ async def start_session(context: Context, lobby: Lobby, texts: Translator) -> No
                 players.append(await storage.named_player(lobby.chat_id, name, PlayerKind.GUEST))
             else:
                 players.append(await storage.player_for_user(lobby.chat_id, user_id, name))
-        session = await storage.start_session(lobby.chat_id, [p.id for p in players], lobby.creator_id)
+        session = await storage.start_session(lobby.chat_id, [p.id for p in players], lobby.creator_id,
+                                              lobby.topic_id)
+        await summary_follows_play(storage, await storage.get_chat(lobby.chat_id), lobby.topic_id)
     await send_panel(context, session, texts)

@@ -190,7 +190,8 @@ async def send_panel(context: Context | AnyApplication, session: ScoreSession, t
     view = await load_view(context, session.id)
     draft = keeper(context).drafts.get(session.id)
     return await context.bot.send_message(session.chat_id, await panel_text(context, view, draft, texts),
-                                          reply_markup=panel_keyboard(view, draft, texts))
+                                          reply_markup=panel_keyboard(view, draft, texts),
+                                          message_thread_id=session.topic_id)
 
 
 async def edit_message(message: Any, text: str, markup: InlineKeyboardMarkup | None) -> None:

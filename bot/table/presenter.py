@@ -626,12 +626,12 @@ class TelegramPresenter:
 
     async def _send_group_photo(self, runner: TableRunner, image: bytes, caption: str | None,
                                 markup: InlineKeyboardMarkup | None = None) -> Message | None:
-        return await self._post_to_group(runner, lambda: self.bot.send_photo(runner.chat_id, image, caption=caption,
-                                                                             reply_markup=markup))
+        return await self._post_to_group(runner, lambda: self.bot.send_photo(
+            runner.chat_id, image, caption=caption, reply_markup=markup, message_thread_id=runner.topic_id))
 
     async def _send_group_text(self, runner: TableRunner, text: str, html_text: bool = False) -> Message | None:
         return await self._post_to_group(runner, lambda: self.bot.send_message(
-            runner.chat_id, text, parse_mode=ParseMode.HTML if html_text else None))
+            runner.chat_id, text, parse_mode=ParseMode.HTML if html_text else None, message_thread_id=runner.topic_id))
 
     async def _post_to_group(self, runner: TableRunner, post: Callable[[], Awaitable[Message]]) -> Message | None:
         """The post, or None when the group refused it; once it refused for good (the bot was

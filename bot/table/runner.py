@@ -168,6 +168,7 @@ class TableRunner:
         *,
         table_id: int,
         chat_id: int,
+        topic_id: int | None = None,
         hand: Hand,
         game: Game,
         seats: Sequence[SeatPlayer],
@@ -180,6 +181,7 @@ class TableRunner:
         self.table_id = table_id
         self.on_storage_trouble = on_storage_trouble  # (runner, slow): a write waits long / is through
         self.chat_id = chat_id
+        self.topic_id = topic_id  # the forum topic the table was opened in: its group posts go there
         self.hand = hand
         self.game = game
         self.seats = tuple(seats)

@@ -91,7 +91,8 @@ async def table_rules_press(update: Update, context: Context) -> None:
             await query.answer(texts.t("That button is out of date."))
             return
         await query.answer()
-        await context.bot.send_message(table.chat_id, _text(table, texts), reply_markup=_main(table, current, texts))
+        await context.bot.send_message(table.chat_id, _text(table, texts), reply_markup=_main(table, current, texts),
+                                       message_thread_id=table.topic_id)
         return
     if kind == "m":
         await query.answer()

@@ -387,7 +387,7 @@ class Tables:
         text = (texts.t("The bot cannot save moves right now; the table waits and goes on by itself.") if slow
                 else texts.t("Saving works again; the table goes on."))
         with contextlib.suppress(TelegramError):
-            await self.bot.send_message(runner.chat_id, text)
+            await self.bot.send_message(runner.chat_id, text, message_thread_id=runner.topic_id)
 
     async def _runner(self, table: Table, hand: Hand, game: Game) -> TableRunner:
         old = self.runners.pop(table.id, None)
@@ -396,6 +396,7 @@ class Tables:
         runner = TableRunner(
             table_id=table.id,
             chat_id=table.chat_id,
+            topic_id=table.topic_id,
             hand=hand,
             game=game,
             seats=await self.seat_players(hand.seats),

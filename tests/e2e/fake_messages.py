@@ -77,6 +77,7 @@ class ChatMessage:
     photo_file_id: str | None = None
     reply_markup: dict[str, Any] | None = None
     reply_to_message_id: int | None = None
+    thread_id: int | None = None  # the forum topic it stands in; None: the main chat (General)
     deleted: bool = False
     edit_count: int = 0
     # The text or caption as sent, with its parse mode: an edit that only changes formatting

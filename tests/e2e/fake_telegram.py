@@ -86,17 +86,31 @@ SEND_METHODS = frozenset({"sendMessage", "sendPhoto", "sendDocument", "sendMedia
 ANONYMOUS_ADMIN = {"id": 1087968824, "is_bot": True, "first_name": "Group", "username": "GroupAnonymousBot"}
 
 class FakeChat:
-    """A group chat; ``id`` is negative like Telegram's group ids."""
+    """A group chat; ``id`` is negative like Telegram's group ids. A forum (topics on) has topics,
+    each named by the id of the service message that created it, as Telegram does."""
 
-    def __init__(self, server: FakeTelegram, chat_id: int, title: str, kind: str) -> None:
+    def __init__(self, server: FakeTelegram, chat_id: int, title: str, kind: str, forum: bool = False) -> None:
         self.server = server
         self.id = chat_id
         self.title = title
         self.kind = kind
+        self.forum = forum
+        self.topics: dict[int, str] = {}
         self.statuses: dict[int, str] = {}
 
     def to_api(self) -> dict[str, Any]:
-        return {"id": self.id, "type": self.kind, "title": self.title}
+        raw: dict[str, Any] = {"id": self.id, "type": self.kind, "title": self.title}
+        if self.forum:
+            raw["is_forum"] = True
+        return raw
+
+    def new_topic(self, name: str, by: FakeUser) -> int:
+        """A topic ``by`` created; its thread id (the id of its creation message)."""
+        if not self.forum:
+            raise AssertionError("only a forum supergroup has topics")
+        thread = self.server.topic_created(self, by)
+        self.topics[thread] = name
+        return thread
 
     @property
     def messages(self) -> list[ChatMessage]:
@@ -143,9 +157,10 @@ class FakeUser:
         return self.server.messages(self.id)
 
     async def send(self, chat: FakeChat | FakeUser | int, text: str,
-                   reply_to: ChatMessage | None = None) -> ChatMessage:
-        """Type ``text`` into ``chat`` (a group, or this user / ``user.dm`` for the DM)."""
-        return self.server.user_message(self, chat, text=text, reply_to=reply_to)
+                   reply_to: ChatMessage | None = None, topic: int | None = None) -> ChatMessage:
+        """Type ``text`` into ``chat`` (a group, or this user / ``user.dm`` for the DM); in a forum,
+        into ``topic`` (None: General; a reply stands in its message's topic)."""
+        return self.server.user_message(self, chat, text=text, reply_to=reply_to, topic=topic)
 
     async def send_anonymously(self, group: FakeChat, text: str) -> ChatMessage:
         """An admin with "Remain anonymous" on types in ``group``: Telegram shows the message as the
@@ -157,8 +172,9 @@ class FakeUser:
         return self.server.user_edit(self, message, text)
 
     async def send_photo(self, chat: FakeChat | FakeUser | int, data: bytes,
-                         caption: str | None = None, reply_to: ChatMessage | None = None) -> ChatMessage:
-        return self.server.user_message(self, chat, photo=data, caption=caption, reply_to=reply_to)
+                         caption: str | None = None, reply_to: ChatMessage | None = None,
+                         topic: int | None = None) -> ChatMessage:
+        return self.server.user_message(self, chat, photo=data, caption=caption, reply_to=reply_to, topic=topic)
 
     async def send_document(self, chat: FakeChat | FakeUser | int, data: bytes, file_name: str,
                             mime_type: str, caption: str | None = None,
@@ -300,11 +316,14 @@ class FakeTelegram:
         return user
 
     def group(self, title: str, members: Iterable[FakeUser] = (), admins: Iterable[FakeUser] = (),
-              *, creator: FakeUser | None = None, kind: str = "group") -> FakeChat:
-        """A group the bot is a member of (``kind`` "group" or "supergroup")."""
+              *, creator: FakeUser | None = None, kind: str = "group", forum: bool = False) -> FakeChat:
+        """A group the bot is a member of (``kind`` "group" or "supergroup"; ``forum``: a supergroup
+        with topics on)."""
         number = next(self._group_ids)
+        if forum:
+            kind = "supergroup"
         chat_id = -(1_000_000_000_000 + number) if kind == "supergroup" else -(100_000 + number)
-        chat = FakeChat(self, chat_id, title, kind)
+        chat = FakeChat(self, chat_id, title, kind, forum)
         for member in members:
             chat.statuses[member.id] = "member"
         for admin in admins:
@@ -467,11 +486,21 @@ class FakeTelegram:
 
     # ----------------------------------------------------------------- test side: acting
 
+    def topic_created(self, group: FakeChat, by: FakeUser) -> int:
+        """The service message that opens a forum topic (the bot gets no update for it)."""
+        message = self._new_message(group.id, by.id, from_bot=False)
+        message.thread_id = message.message_id
+        return message.message_id
+
     def user_message(self, user: FakeUser, chat: FakeChat | FakeUser | int, *, text: str | None = None,
                      photo: bytes | None = None, caption: str | None = None,
-                     reply_to: ChatMessage | None = None,
+                     reply_to: ChatMessage | None = None, topic: int | None = None,
                      document: tuple[bytes, str, str] | None = None, anonymous: bool = False) -> ChatMessage:
         chat_id = _chat_id(chat)
+        if reply_to is not None and topic is None:
+            topic = reply_to.thread_id
+        if topic is not None:
+            self._check_thread(chat_id, topic)
         if anonymous and self.groups[chat_id].statuses.get(user.id) not in {"administrator", "creator"}:
             raise AssertionError("only a group's admins can post as the group")
         if chat_id > 0:
@@ -482,6 +511,7 @@ class FakeTelegram:
         elif self.groups[chat_id].statuses.get(user.id, "left") in {"left", "kicked"}:
             raise AssertionError(f"{user!r} is not a member of chat {chat_id}")
         message = self._new_message(chat_id, user.id, from_bot=False, text=text, caption=caption)
+        message.thread_id = topic
         raw = self._message_api(message)
         if photo is not None:
             file_id = self._store_file(photo)
@@ -634,6 +664,9 @@ class FakeTelegram:
             raw["reply_markup"] = message.reply_markup
         if message.edit_count:
             raw["edit_date"] = int(time.time())
+        if message.thread_id is not None:
+            raw["message_thread_id"] = message.thread_id
+            raw["is_topic_message"] = True
         return raw
 
     def _store_file(self, data: bytes) -> str:
@@ -683,6 +716,19 @@ class FakeTelegram:
         elif chat_id not in self.groups:
             raise bad_request("chat not found")
         return chat_id
+
+    def _check_thread(self, chat_id: int, thread: Any) -> None:
+        """Telegram's answer to a ``message_thread_id`` that names no topic of the chat."""
+        chat = self.groups.get(chat_id)
+        if chat is None or not chat.forum or thread not in chat.topics:
+            raise bad_request("message thread not found")
+
+    def _thread(self, chat_id: int, params: Mapping[str, Any]) -> int | None:
+        """The topic a send goes to: its ``message_thread_id``, checked; None for the main chat."""
+        thread = params.get("message_thread_id")
+        if thread is not None:
+            self._check_thread(chat_id, thread)
+        return thread
 
     def _flood_check(self, chat_id: int) -> None:
         if self.group_limit_per_minute is None or chat_id > 0:
@@ -844,8 +890,10 @@ class FakeTelegram:
         chat_id = self._target(params)
         text = _checked_text(params.get("text"), params.get("parse_mode"))
         markup = _checked_markup(params.get("reply_markup"))
+        thread = self._thread(chat_id, params)
         self._flood_check(chat_id)
         message = self._new_message(chat_id, self.bot_id, from_bot=True, text=text)
+        message.thread_id = thread
         message.reply_markup = markup
         message.formatting = _formatting(params.get("text"), params.get("parse_mode"))
         message.snapshot()
@@ -856,8 +904,10 @@ class FakeTelegram:
         caption = _checked_caption(params.get("caption"), params.get("parse_mode"))
         markup = _checked_markup(params.get("reply_markup"))
         file_id = self._photo_param(params.get("photo"), uploads, "photo")
+        thread = self._thread(chat_id, params)
         self._flood_check(chat_id)
         message = self._new_message(chat_id, self.bot_id, from_bot=True, caption=caption)
+        message.thread_id = thread
         message.photo_file_id = file_id
         message.reply_markup = markup
         message.formatting = _formatting(params.get("caption"), params.get("parse_mode"))
