@@ -9,6 +9,7 @@ typed, say) so it always arrives.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from functools import lru_cache
 from typing import Any
 
@@ -54,6 +55,31 @@ def is_image(message: Message) -> bool:
     """A photo, or a picture sent as a file (a document with an image type)."""
     return bool(message.photo) or (message.document is not None
                                    and (message.document.mime_type or "").startswith("image/"))
+
+
+def photos_refused(error: BadRequest) -> bool:
+    """Whether Telegram refused a photo because the chat lets its members, and so the bot (unless it
+    is an admin), send none."""
+    text = error.message.lower()
+    return "not enough rights to send photos" in text or "chat_send_photos_forbidden" in text
+
+
+async def picture_or_text(photo: Callable[[], Awaitable[Message]], text: Callable[[], Awaitable[Message]]) -> Message:
+    """Send ``photo()``, or ``text()`` where the chat takes no photos from the bot: every picture the
+    bot sends has its facts in words too (the caption), so the chat still gets them."""
+    try:
+        return await photo()
+    except BadRequest as error:
+        if not photos_refused(error):
+            raise
+        return await text()
+
+
+async def reply_picture(message: Message, photo: bytes, caption: str | None,
+                        markup: InlineKeyboardMarkup | None = None) -> Message:
+    """``message.reply_photo``, or its caption as text (``picture_or_text``)."""
+    return await picture_or_text(lambda: message.reply_photo(photo, caption=caption, reply_markup=markup),
+                                 lambda: message.reply_text(caption or "…", reply_markup=markup))
 
 
 def is_not_modified(error: BadRequest) -> bool:

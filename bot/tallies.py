@@ -25,6 +25,7 @@ from telegram.ext import CommandHandler
 from bot.feature import AnyApplication, Command, Context, Feature
 from bot.i18n import N_, Translator, supported, translator
 from bot.keep.words import record_words, value_words
+from bot.messaging import picture_or_text, reply_picture
 from bot.permissions import acts_as_admin
 from bot.services import services, texts_for
 from bot.table.feature import move_chat
@@ -200,7 +201,7 @@ async def today_command(update: Update, context: Context) -> None:
     head = texts.t("Today's tally ({day}):", day=today.isoformat())
     computers = await computer_ids(context, chat.id)
     picture = tally_picture(tally, texts.t("Today's tally"), computers)
-    await message.reply_photo(picture, caption=caption(head, tally_lines(tally.lines, computers, texts)))
+    await reply_picture(message, picture, caption(head, tally_lines(tally.lines, computers, texts)))
 
 
 # --- history -------------------------------------------------------------------------------------
@@ -381,7 +382,10 @@ async def _post_summary(app: AnyApplication, due: DueSummary) -> int:
         text = caption(head, tally_lines(tally.lines, computers, texts))
         try:
             try:
-                await app.bot.send_photo(chat_id, picture, caption=text, message_thread_id=due.chat.summary_topic_id)
+                topic = due.chat.summary_topic_id
+                await picture_or_text(
+                    lambda: app.bot.send_photo(chat_id, picture, caption=text, message_thread_id=topic),
+                    lambda: app.bot.send_message(chat_id, text, message_thread_id=topic))
             except ChatMigrated as moved:  # the group became a supergroup: move it, post there
                 await move_chat(app, chat_id, moved.new_chat_id)
                 chat_id = moved.new_chat_id

@@ -28,7 +28,7 @@ from bot.keep.panel import (
     version,
     wall_seat,
 )
-from bot.messaging import is_image
+from bot.messaging import is_image, picture_or_text
 from bot.score.fixing import Finish
 from bot.score.photo import offer_fixing, read_photo
 from bot.services import services, texts_for
@@ -283,8 +283,10 @@ async def finish(context: Context, message: Any, view: View, texts: Translator) 
 
     chart = render_tally_chart([TallyEntry(t.name, t.net) for t in totals],
                                title=texts.t("Scorekeeping #{id}", id=view.session.id))
-    await context.bot.send_photo(view.session.chat_id, encode_png(chart), caption="\n".join(lines),
-                                 message_thread_id=view.session.topic_id)
+    chat_id, topic, text = view.session.chat_id, view.session.topic_id, "\n".join(lines)
+    await picture_or_text(
+        lambda: context.bot.send_photo(chat_id, encode_png(chart), caption=text, message_thread_id=topic),
+        lambda: context.bot.send_message(chat_id, text, message_thread_id=topic))
 
 
 # --- typed hands: replies to the panel ------------------------------------------------------------

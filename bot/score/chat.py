@@ -23,7 +23,7 @@ from telegram.ext import CallbackQueryHandler, CommandHandler, MessageHandler, f
 from bot.feature import AnyApplication, Command, Context, Feature, Hook
 from bot.i18n import LANGUAGES, N_, Translator, translator
 from bot.latest_edits import LatestEdits
-from bot.messaging import fit_caption, fit_text, is_image, is_not_modified
+from bot.messaging import fit_caption, fit_text, is_image, is_not_modified, reply_picture
 from bot.ratelimit import STOP_GRACE_SECONDS
 from bot.score.answer import TOGGLE_PATTERN, Answer, answer_for, answer_for_text, recover, toggled
 from bot.score.memory import MessageKey, MessageMemory, memory
@@ -96,7 +96,7 @@ async def answer_written(update: Update, context: Context, written: str) -> None
         await message.reply_text(fit_text(error_text(error, written, texts)))
         return
     caption = fit_caption(answer.caption) if answer.caption else answer.caption
-    sent = await message.reply_photo(answer.photo, caption=caption, reply_markup=answer.keyboard)
+    sent = await reply_picture(message, answer.photo, caption, answer.keyboard)
     remember(context, sent.chat_id, sent.message_id, answer)
 
 
@@ -106,10 +106,14 @@ def remember(context: Context, chat_id: int, message_id: int, answer: Answer) ->
 
 
 async def show(message: Message, answer: Answer) -> None:
-    """Replace the picture, caption and buttons of one of the bot's photo messages."""
+    """Replace the picture, caption and buttons of one of the bot's answers (only the caption and
+    buttons where the chat took it as text: ``reply_picture``)."""
     try:
-        await message.edit_media(InputMediaPhoto(answer.photo, caption=answer.caption),
-                                 reply_markup=answer.keyboard)
+        if message.photo:
+            await message.edit_media(InputMediaPhoto(answer.photo, caption=answer.caption),
+                                     reply_markup=answer.keyboard)
+        else:
+            await message.edit_text(answer.caption or "…", reply_markup=answer.keyboard)
     except BadRequest as error:
         if not is_not_modified(error):
             raise
@@ -176,7 +180,7 @@ async def toggle(update: Update, context: Context) -> None:
     texts = await texts_for(update, context)
     async with message_lock(context, chat.id, message.message_id):
         key = (chat.id, message.message_id)
-        hand = hands(context).get(key) or recover(message.caption)
+        hand = hands(context).get(key) or recover(message.caption or message.text)
         if hand is None:
             await query.answer(texts.t("This button is no longer active."))
             return

@@ -55,7 +55,7 @@ from telegram.constants import ParseMode
 from telegram.error import BadRequest, Forbidden, TelegramError
 
 from bot.i18n import Translator, translator
-from bot.messaging import call_unparsed, is_not_modified
+from bot.messaging import call_unparsed, is_not_modified, photos_refused
 from bot.ratelimit import chat_turn
 from bot.table import callbacks, views
 from bot.table.runner import TableRunner, ping_key, settlement_key
@@ -126,6 +126,9 @@ class TableShow:
     group_shown: tuple[TableView, str] | None = None  # what the table message shows
     seats: dict[int, SeatShow] = field(default_factory=dict)
     group_gone: bool = False  # the group refused a post (the bot was removed): the hand goes on by DM
+    # The group may not get photos (its members may not send any, and the bot is no admin): this
+    # hand's table message, win and settlement cards go there as their text, with their buttons.
+    photos_refused: bool = False
 
 
 class TelegramPresenter:
@@ -142,6 +145,7 @@ class TelegramPresenter:
         self._uploads = UploadCache()
         self._sprites: asyncio.Future[int] | None = None
         self._background: set[asyncio.Task[Any]] = set()  # notices, hand-overs: ended by ``close``
+        self._told_no_photos: set[int] = set()  # groups told that their tables go on in text
 
     def _spawn(self, work: Awaitable[Any]) -> asyncio.Future[Any]:
         """Run ``work`` in the background, ended with the presenter (none left pending at shut-down)."""
@@ -515,9 +519,8 @@ class TelegramPresenter:
                 show.group_dirty = True  # edited to the state now by the group loop
             else:
                 view, caption = self._group_wanted(runner, show)
-                image = await self._group_png(show, view)
                 show.group_sent = time.monotonic()
-                message = await self._send_group_photo(runner, image, caption)
+                message = await self._send_group_photo(runner, lambda: self._group_png(show, view), caption)
                 if message is not None:
                     runner.table_message, runner.table_message_known = message.message_id, True
         if message is not None:
@@ -549,6 +552,9 @@ class TelegramPresenter:
     async def _edit_table(self, runner: TableRunner, show: TableShow) -> None:
         if show.group_gone or show.message_id is None or self._group_wanted(runner, show) == show.group_shown:
             return  # no group, or nothing the group can see changed
+        if show.photos_refused and show.group_shown is not None and (
+                self._group_wanted(runner, show)[1] == show.group_shown[1]):
+            return  # the group sees the table as text: only the picture changed
         await self._group_budget(show)
         async with self._turn(runner.chat_id):
             if await runner.behind():
@@ -556,7 +562,10 @@ class TelegramPresenter:
             view, caption = self._group_wanted(runner, show)  # the latest, after the wait
             show.group_sent = time.monotonic()
             try:
-                if show.group_shown is not None and show.group_shown[0] == view:
+                if show.photos_refused:
+                    await call_unparsed(self.bot, "editMessageText", chat_id=runner.chat_id,
+                                        message_id=show.message_id, text=caption)
+                elif show.group_shown is not None and show.group_shown[0] == view:
                     await call_unparsed(self.bot, "editMessageCaption", chat_id=runner.chat_id,
                                         message_id=show.message_id, caption=caption)
                 else:
@@ -576,7 +585,7 @@ class TelegramPresenter:
         async with self._turn(runner.chat_id):
             from rendering import render_result_card
 
-            await self._send_group_photo(runner, await _photo(render_result_card, card), card.caption or None)
+            await self._send_group_photo(runner, lambda: _photo(render_result_card, card), card.caption or None)
 
     async def _finish(self, runner: TableRunner, final: ResultCard) -> None:
         """The hand is over: the settlement card with Next hand / End, then the final table."""
@@ -596,9 +605,8 @@ class TelegramPresenter:
         async with self._turn(runner.chat_id):
             from rendering import render_result_card
 
-            image = await _photo(render_result_card, final)
             caption = final.caption or views.end_line(runner.game.end, texts)
-            posted = await self._send_group_photo(runner, image, caption, markup)
+            posted = await self._send_group_photo(runner, lambda: _photo(render_result_card, final), caption, markup)
         if posted is not None:  # the runner logged the hand's end with this post owed (storage's outbox)
             try:
                 await self.storage.mark_posted(settlement_key(runner.hand.id))
@@ -624,10 +632,41 @@ class TelegramPresenter:
     def _count_group_post(show: TableShow) -> None:
         show.group_posts.append(time.monotonic())
 
-    async def _send_group_photo(self, runner: TableRunner, image: bytes, caption: str | None,
+    async def _send_group_photo(self, runner: TableRunner, draw: Callable[[], Awaitable[bytes]], caption: str | None,
                                 markup: InlineKeyboardMarkup | None = None) -> Message | None:
-        return await self._post_to_group(runner, lambda: self.bot.send_photo(
-            runner.chat_id, image, caption=caption, reply_markup=markup, message_thread_id=runner.topic_id))
+        """A picture for the group (drawn only if it may get pictures), or its caption as text.
+
+        A group whose members may not send photos refuses the bot's too, unless it is an admin.
+        Without this the table was silent there: no table, no results, and no Next hand / End
+        buttons, so it stalled after its first hand. The first refusal of a hand turns it to
+        text; the next hand tries a picture again, in case an admin has allowed them."""
+        show = self._shows.get(runner.table_id)
+
+        async def post() -> Message:
+            if show is None or not show.photos_refused:
+                image = await draw()
+                try:
+                    return await self.bot.send_photo(runner.chat_id, image, caption=caption, reply_markup=markup,
+                                                     message_thread_id=runner.topic_id)
+                except BadRequest as error:
+                    if show is None or not photos_refused(error):
+                        raise
+                    self._photos_refused(runner, show, error)
+            return await self.bot.send_message(runner.chat_id, caption or "…", reply_markup=markup,
+                                               message_thread_id=runner.topic_id)
+
+        return await self._post_to_group(runner, post)
+
+    def _photos_refused(self, runner: TableRunner, show: TableShow, error: BadRequest) -> None:
+        """The hand goes on in text; the group is told why once per chat (until a restart)."""
+        show.photos_refused = True
+        log.info("table %s: the group refuses pictures (%s); its table goes on in text", runner.table_id, error)
+        if runner.chat_id not in self._told_no_photos:
+            self._told_no_photos.add(runner.chat_id)
+            line = show.group_texts.t("This group does not let me send pictures, so its table goes on in text here "
+                                      "(your tiles stay in your private chat). An admin can allow members to send "
+                                      "photos, or make me an admin.")
+            self._enqueue(runner, lambda: self._send_group_text(runner, line))
 
     async def _send_group_text(self, runner: TableRunner, text: str, html_text: bool = False) -> Message | None:
         return await self._post_to_group(runner, lambda: self.bot.send_message(

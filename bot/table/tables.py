@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from apscheduler.jobstores.base import JobLookupError
-from telegram.error import TelegramError
+from telegram.error import BadRequest, TelegramError
 from telegram.ext import ContextTypes, Job, JobQueue
 
 from bot.i18n import Translator, supported
@@ -497,7 +497,10 @@ class Tables:
                 await bot.edit_message_reply_markup(player.user_id, message_id, reply_markup=None)
         if table.message_id is not None and caption is not None:
             with contextlib.suppress(TelegramError):
-                await bot.edit_message_caption(table.chat_id, table.message_id, caption=caption, reply_markup=None)
+                try:
+                    await bot.edit_message_caption(table.chat_id, table.message_id, caption=caption, reply_markup=None)
+                except BadRequest:  # a group that refuses pictures has its table message as text
+                    await bot.edit_message_text(caption, table.chat_id, table.message_id, reply_markup=None)
 
     async def _hand_over_on_stop(self) -> None:
         """Several workers: the watches of the hands this worker was playing come due at once, so

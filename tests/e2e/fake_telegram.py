@@ -96,6 +96,8 @@ class FakeChat:
         self.kind = kind
         self.forum = forum
         self.topics: dict[int, str] = {}
+        # False: the group's members may not send photos, and the bot, not an admin, is a member.
+        self.photos_allowed = True
         self.statuses: dict[int, str] = {}
 
     def to_api(self) -> dict[str, Any]:
@@ -904,6 +906,8 @@ class FakeTelegram:
         caption = _checked_caption(params.get("caption"), params.get("parse_mode"))
         markup = _checked_markup(params.get("reply_markup"))
         file_id = self._photo_param(params.get("photo"), uploads, "photo")
+        if chat_id < 0 and not self.groups[chat_id].photos_allowed:
+            raise bad_request("not enough rights to send photos to the chat")
         thread = self._thread(chat_id, params)
         self._flood_check(chat_id)
         message = self._new_message(chat_id, self.bot_id, from_bot=True, caption=caption)

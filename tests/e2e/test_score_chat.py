@@ -317,3 +317,25 @@ async def test_score_in_reply_to_someone_s_typed_hand_values_it(telegram: FakeTe
     chatter = await bob.send(group, "nice hand!")
     sent = await alice.send(group, "/score", reply_to=chatter)  # not a hand: the usual prompt
     assert "Send me the hand as a reply" in (await telegram.wait_for_bot_message(group, after=sent.message_id)).text
+
+
+async def test_a_group_that_refuses_pictures_gets_the_value_in_words_and_its_buttons(
+    telegram: FakeTelegram, start_bot: BotFactory
+) -> None:
+    """Its members may not send photos, nor may the bot: the answer's picture was refused and the
+    person got nothing."""
+    app = await start(start_bot)
+    alice = telegram.user("Alice")
+    group = await english_group(app, telegram, alice)
+    group.photos_allowed = False
+    answer = await ask(telegram, alice, group, "/score 123m456m789m234p55p")
+    assert answer.photo is None
+    assert "Win on a discard. Chips from the discarder: 1" in answer.text.split("\n")
+    await start_bot.stop(app)  # a press after a restart reads the hand back from the text
+    await start(start_bot)
+    edits = answer.edit_count
+    await (await alice.press(answer, "Self-draw")).answer()
+    await telegram.wait_for(lambda: answer.edit_count > edits, what="the answer re-scored")
+    assert "Self-draw. Chips from each player still in the hand: 2" in answer.text.split("\n")
+    assert answer.button("✓ Self-draw")
+    assert telegram.unanswered_presses() == []

@@ -305,3 +305,40 @@ async def test_the_plain_words_开桌_and_开局_open_a_table_where_the_bot_read
             assert len(telegram.bot_messages(group)) == 2
         finally:
             await factory.close()
+
+
+async def test_a_group_that_refuses_pictures_gets_its_table_in_text_and_goes_on(
+    telegram: FakeTelegram, start_bot: BotFactory
+) -> None:
+    """Its members may not send photos, nor may the bot (no admin). The table was silent there:
+    no results and no Next hand / End buttons, so it stalled after its first hand."""
+    await start_bot(**FAST)
+    alice = telegram.user("Alice")
+    group = telegram.group("Friends", members=[alice], admins=[alice])
+    group.photos_allowed = False
+    await alice.start()
+    await start_game(telegram, alice, await open_lobby(telegram, alice, group))
+    player = HumanPlayer(telegram, alice)
+    first = await play_until_over(telegram, group, [player])
+    assert first.photo is None and first.text.startswith("Hand 1 settled") and "Net: " in first.text
+    told = [m for m in telegram.bot_messages(group) if "does not let me send pictures" in (m.text or "")]
+    assert len(told) == 1
+    table = next(m for m in telegram.bot_messages(group) if (m.text or "").startswith("Hand 1 · Wall"))
+    assert table.edit_count > 0  # the table message follows the hand as text
+
+    await (await alice.press(first, "Next hand")).answer()
+    await telegram.wait_for_bot_message(group, lambda m: (m.text or "").startswith("Hand 2 · Wall"), timeout=10)
+    await telegram.wait_for(lambda: not first.buttons, what="the first card's buttons gone")
+    second = await play_until_over(telegram, group, [player])
+    assert second.text.startswith("Hand 2 settled")
+    assert len([m for m in telegram.bot_messages(group) if "does not let me send pictures" in (m.text or "")]) == 1
+    assert not [m for m in telegram.bot_messages(group) if m.photo is not None]
+
+    await (await alice.press(second, "Next hand")).answer()
+    third = await telegram.wait_for_bot_message(group, lambda m: (m.text or "").startswith("Hand 3 · Wall"))
+    sent = await alice.send(group, "/cancel")
+    question = await telegram.wait_for_bot_message(group, lambda m: "Cancel table" in (m.text or ""),
+                                                   after=sent.message_id)
+    await (await alice.press(question, "Yes, cancel the table")).answer()
+    await telegram.wait_for(lambda: third.text == "Table #1 is cancelled.", what="the text table cancelled")
+    assert telegram.unanswered_presses() == []

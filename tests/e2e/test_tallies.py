@@ -242,3 +242,29 @@ async def test_an_admin_sets_the_summary_time_and_zone_as_people_type_them(
     assert "is not a time zone I know" in refused.text and "UTC+8" in refused.text
     chat = await services(app).storage.get_chat(group.id)
     assert (chat.timezone, chat.summary_time) == ("Asia/Shanghai", "21:30")
+
+
+async def test_a_group_that_refuses_pictures_gets_its_tallies_in_words(
+    telegram: FakeTelegram, start_bot: BotFactory, monkeypatch
+) -> None:
+    """Its members may not send photos, nor may the bot: /today and the daily summary were refused
+    and the group got nothing."""
+    clock = Clock(datetime.now(UTC))
+    monkeypatch.setattr(tallies, "now", clock)
+    app = await start_bot(rate_limiter=quick_limiter(), XUEZHAN_LANG="en")
+    alice = telegram.user("Alice")
+    group = telegram.group("No photos", members=[alice], admins=[alice])
+    group.photos_allowed = False
+    await say(telegram, alice, group, "/lang en")
+    panel = await keep_four(telegram, alice, group, "me 老王 Carol Dave")
+    await tap(telegram, alice, panel, "Kong", "老王", "concealed")
+
+    today = await say(telegram, alice, group, "/today")
+    assert today.photo is None and today.text.startswith("Today's tally") and figures(today.text)["老王"] == 6
+    storage = services(app).storage
+    zone = ZoneInfo((await storage.get_chat(group.id)).timezone)
+    (day,) = {row.at.astimezone(zone).date() for row in await storage.ledger(group.id)}
+    clock.now = datetime.combine(day, time(23, 59), zone) + timedelta(minutes=1)
+    assert await tallies.post_due_summaries(app) == 1
+    summary = telegram.bot_messages(group)[-1]
+    assert summary.text.startswith("Tally of the day") and figures(summary.text)["老王"] == 6
