@@ -55,7 +55,7 @@ from telegram.constants import ParseMode
 from telegram.error import BadRequest, Forbidden, TelegramError
 
 from bot.i18n import Translator, translator
-from bot.messaging import call_unparsed, is_not_modified, photos_refused
+from bot.messaging import call_unparsed, is_not_modified, picture_or_text
 from bot.ratelimit import chat_turn
 from bot.table import callbacks, views
 from bot.table.runner import TableRunner, ping_key, settlement_key
@@ -642,25 +642,24 @@ class TelegramPresenter:
         text; the next hand tries a picture again, in case an admin has allowed them."""
         show = self._shows.get(runner.table_id)
 
-        async def post() -> Message:
-            if show is None or not show.photos_refused:
-                image = await draw()
-                try:
-                    return await self.bot.send_photo(runner.chat_id, image, caption=caption, reply_markup=markup,
-                                                     message_thread_id=runner.topic_id)
-                except BadRequest as error:
-                    if show is None or not photos_refused(error):
-                        raise
-                    self._photos_refused(runner, show, error)
+        async def photo() -> Message:
+            return await self.bot.send_photo(runner.chat_id, await draw(), caption=caption, reply_markup=markup,
+                                             message_thread_id=runner.topic_id)
+
+        async def text() -> Message:
+            if show is not None and not show.photos_refused:
+                self._photos_refused(runner, show)
             return await self.bot.send_message(runner.chat_id, caption or "…", reply_markup=markup,
                                                message_thread_id=runner.topic_id)
 
-        return await self._post_to_group(runner, post)
+        if show is not None and show.photos_refused:
+            return await self._post_to_group(runner, text)
+        return await self._post_to_group(runner, lambda: picture_or_text(photo, text))
 
-    def _photos_refused(self, runner: TableRunner, show: TableShow, error: BadRequest) -> None:
+    def _photos_refused(self, runner: TableRunner, show: TableShow) -> None:
         """The hand goes on in text; the group is told why once per chat (until a restart)."""
         show.photos_refused = True
-        log.info("table %s: the group refuses pictures (%s); its table goes on in text", runner.table_id, error)
+        log.info("table %s: the group refuses pictures; its table goes on in text", runner.table_id)
         if runner.chat_id not in self._told_no_photos:
             self._told_no_photos.add(runner.chat_id)
             line = show.group_texts.t("This group does not let me send pictures, so its table goes on in text here "
