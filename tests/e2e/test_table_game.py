@@ -324,7 +324,7 @@ async def test_a_group_that_refuses_pictures_gets_its_table_in_text_and_goes_on(
     told = [m for m in telegram.bot_messages(group) if "does not let me send pictures" in (m.text or "")]
     assert len(told) == 1
     table = next(m for m in telegram.bot_messages(group) if (m.text or "").startswith("Hand 1 · Wall"))
-    assert table.edit_count > 0  # the table message follows the hand as text
+    await telegram.wait_for(lambda: "Hand over" in table.text, what="the table message to follow the hand as text")
 
     await (await alice.press(first, "Next hand")).answer()
     await telegram.wait_for_bot_message(group, lambda m: (m.text or "").startswith("Hand 2 · Wall"), timeout=10)
