@@ -565,8 +565,8 @@ async def bot_membership(update: Update, context: Context) -> None:
     group (or back, with nothing to report), it introduces itself: what it does, where the tiles
     come, and the group's commands."""
     change = update.my_chat_member
-    if change is None or change.chat.type == ChatType.PRIVATE:
-        return
+    if change is None or change.chat.type not in (ChatType.GROUP, ChatType.SUPERGROUP):
+        return  # a private chat, or a channel: nobody plays there, and its readers want no help text
     chat_id = change.chat.id
     status = change.new_chat_member.status
     live = tables(context)

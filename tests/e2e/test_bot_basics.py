@@ -72,6 +72,12 @@ async def test_added_to_a_group_the_bot_introduces_itself_once(telegram: FakeTel
     await telegram.settle()
     assert len(telegram.bot_messages(group)) == 1
 
+    # Added to a channel, where nobody can play or type a command, it posts nothing to its readers.
+    channel = telegram.group("News", members=[alice], admins=[alice], kind="channel")
+    telegram.add_bot(channel, alice)
+    await telegram.settle()
+    assert telegram.bot_messages(channel) == []
+
 
 async def test_help_in_a_group_lists_the_group_commands_and_the_dm_link(
     telegram: FakeTelegram, start_bot: BotFactory
