@@ -574,7 +574,12 @@ class TelegramPresenter:
                                         chat_id=runner.chat_id, message_id=show.message_id)
                 show.group_shown = (view, caption)
             except BadRequest as error:
-                if not is_not_modified(error):
+                if "message to edit not found" in error.message.lower():
+                    # Someone deleted it (an admin tidying the chat): the hand goes on without it,
+                    # with its cards, rather than failing an edit every few seconds.
+                    log.info("table %s: the table message was deleted; not edited any more", runner.table_id)
+                    show.message_id = None
+                elif not is_not_modified(error):
                     log.warning("table %s: could not edit the table message: %s", runner.table_id, error)
             except Forbidden as error:
                 self._group_lost(runner, show, error)

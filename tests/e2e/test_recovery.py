@@ -329,3 +329,20 @@ async def test_a_settlement_card_lost_to_a_storm_of_server_errors_is_posted_agai
     await (await alice.press(card, "End")).answer()
     await telegram.wait_for_bot_message(group, lambda m: "is over after 1 hand" in (m.text or ""))
     assert await storage.owed_posts() == []
+
+
+async def test_a_deleted_table_message_is_left_alone_and_the_hand_goes_on(
+    telegram: FakeTelegram, start_bot: BotFactory, caplog
+) -> None:
+    """An admin tidying the chat deletes the table picture. The bot tried to edit it again at every
+    change (each try a group send turn spent, and a warning), for the rest of the hand."""
+    await start_bot(**{**FAST, "XUEZHAN_GROUP_UPDATE_SECONDS": "0.2"})
+    alice, group = await alone_at_a_table(telegram)
+    table = await telegram.wait_for_bot_message(group, lambda m: m.photo is not None)
+    table.deleted = True
+    card = await play_until_over(telegram, group, [HumanPlayer(telegram, alice)])
+    assert card.caption.startswith("Hand 1 settled")
+    await telegram.settle()
+    failed_edits = [c for c in telegram.calls if c.method.startswith("editMessage") and c.status != 200]
+    assert len(failed_edits) <= 1
+    assert not [r for r in caplog.records if "could not edit the table message" in r.getMessage()]
