@@ -574,7 +574,7 @@ class TelegramPresenter:
                                         chat_id=runner.chat_id, message_id=show.message_id)
                 show.group_shown = (view, caption)
             except BadRequest as error:
-                if "message to edit not found" in error.message.lower():
+                if _deleted(error):
                     # Someone deleted it (an admin tidying the chat): the hand goes on without it,
                     # with its cards, rather than failing an edit every few seconds.
                     log.info("table %s: the table message was deleted; not edited any more", runner.table_id)
@@ -848,9 +848,13 @@ class TelegramPresenter:
                     await call_unparsed(self.bot, "editMessageCaption", chat_id=user_id,
                                         message_id=seat_show.message_id, caption=caption, reply_markup=markup)
             except BadRequest as error:
-                if not is_not_modified(error):
+                if is_not_modified(error):
+                    return
+                if not _deleted(error):
                     raise
-            return
+                seat_show.message_id = None  # the person deleted it: a new one, below, with the buttons
+            else:
+                return
         from rendering.screen import render_seat_screen
 
         uploaded = self._uploads.get(picture_key)  # this very picture was sent before: its file id
@@ -1015,6 +1019,11 @@ class TelegramPresenter:
 
 async def _fired() -> None:
     """A database timer's callback on the worker that set it: unused, ``Tables.fire`` fires it."""
+
+
+def _deleted(error: BadRequest) -> bool:
+    """Whether an edit failed because someone deleted the message (a DM's owner may, any admin may)."""
+    return "message to edit not found" in error.message.lower()
 
 
 def _digest(value: object) -> str:

@@ -346,3 +346,24 @@ async def test_a_deleted_table_message_is_left_alone_and_the_hand_goes_on(
     failed_edits = [c for c in telegram.calls if c.method.startswith("editMessage") and c.status != 200]
     assert len(failed_edits) <= 1
     assert not [r for r in caplog.records if "could not edit the table message" in r.getMessage()]
+
+
+async def test_a_player_who_deletes_their_hand_message_gets_a_new_one_with_the_buttons(
+    telegram: FakeTelegram, start_bot: BotFactory, caplog
+) -> None:
+    """People clear their chat with the bot. When only the buttons or the caption changed next (a
+    claim offered, the time running out), the edit failed and the decision never reached them."""
+    await start_bot(**FAST)
+    alice, group = await alone_at_a_table(telegram)
+    player = HumanPlayer(telegram, alice)
+    deleted = 0
+    while deleted < 3:  # her picture is deleted as soon as it shows a decision, three times over
+        message = await telegram.wait_for(lambda: (m := hand_message(telegram, alice)) and game_buttons(m) and m,
+                                          timeout=30, what="a decision in her DM")
+        message.deleted = True
+        deleted += 1
+        await telegram.wait_for(lambda m=message: hand_message(telegram, alice) not in (None, m),
+                                timeout=15, what="a new hand message")
+    card = await play_until_over(telegram, group, [player])
+    assert card.caption.startswith("Hand 1 settled")
+    assert not [r for r in caplog.records if "could not update the DM" in r.getMessage()]
