@@ -208,6 +208,9 @@ async def new_game(update: Update, context: Context) -> None:
         return
     storage = services(context).storage
     existing = await open_table(context, chat.id)
+    if existing is not None and existing.status is TableStatus.LOBBY and existing.topic_id == topic_of(message):
+        await bring_down_lobby(context, existing, message, texts)
+        return
     if existing is not None:
         await message.reply_text(texts.t("This group already has table #{id}; /cancel it first.", id=existing.id))
         return
@@ -221,6 +224,22 @@ async def new_game(update: Update, context: Context) -> None:
     text, markup = await render_lobby(context, table, texts)
     sent = await message.reply_text(text, reply_markup=markup)
     await storage.set_table_message(table.id, sent.message_id)
+
+
+async def bring_down_lobby(context: Context, table: Table, message: Message, texts: Translator) -> None:
+    """``/newgame`` while the group's lobby gathers players, scrolled away up the chat or deleted by
+    an admin: the lobby is posted again below, and its old message goes (its buttons would be out of
+    date). Before, the person was told to /cancel the very table they wanted to join."""
+    text, markup = await render_lobby(context, table, texts)
+    sent = await message.reply_text(text, reply_markup=markup)
+    await services(context).storage.set_table_message(table.id, sent.message_id)
+    if table.message_id is not None:
+        after_the_lock(context, _delete_quietly(context, table.chat_id, table.message_id))
+
+
+async def _delete_quietly(context: Context, chat_id: int, message_id: int) -> None:
+    with contextlib.suppress(TelegramError):  # deleted already, or too old to delete: it stays
+        await context.bot.delete_message(chat_id, message_id)
 
 
 async def cancel(update: Update, context: Context) -> None:

@@ -297,12 +297,11 @@ async def test_the_plain_words_开桌_and_开局_open_a_table_where_the_bot_read
             group = telegram.group("Friends", members=[alice], admins=[alice])
             await alice.send(group, "开桌")
             lobby = await telegram.wait_for_bot_message(group, lambda m: "table #1" in (m.text or ""))
-            await alice.send(group, "开局")  # the same as a second /newgame
-            await telegram.wait_for_bot_message(group, lambda m: "already has table #1" in (m.text or ""),
-                                                after=lobby.message_id)
+            await alice.send(group, "开局")  # the same as a second /newgame: the lobby again, below
+            await telegram.wait_for_bot_message(group, lambda m: "table #1" in (m.text or ""), after=lobby.message_id)
             await alice.send(group, "开桌吧，我们四个人")  # a sentence that only starts so is left alone
             await telegram.settle()
-            assert len(telegram.bot_messages(group)) == 2
+            assert len(telegram.bot_messages(group)) == 1 and lobby.deleted
         finally:
             await factory.close()
 
@@ -342,3 +341,24 @@ async def test_a_group_that_refuses_pictures_gets_its_table_in_text_and_goes_on(
     await (await alice.press(question, "Yes, cancel the table")).answer()
     await telegram.wait_for(lambda: third.text == "Table #1 is cancelled.", what="the text table cancelled")
     assert telegram.unanswered_presses() == []
+
+
+async def test_newgame_during_a_lobby_brings_the_lobby_down_and_a_started_table_is_named(
+    telegram: FakeTelegram, start_bot: BotFactory
+) -> None:
+    """The lobby scrolled away up a busy chat (or an admin deleted it): /newgame told the person to
+    /cancel the very table they wanted to join."""
+    await start_bot(**FAST)
+    alice, bob = telegram.user("Alice"), telegram.user("Bob")
+    group = telegram.group("Friends", members=[alice, bob], admins=[alice])
+    await alice.start()
+    first = await open_lobby(telegram, alice, group)
+    sent = await bob.send(group, "/newgame")
+    again = await telegram.wait_for_bot_message(group, lambda m: "table #1" in (m.text or ""), after=sent.message_id)
+    await telegram.wait_for(lambda: first.deleted, what="the old lobby message gone")
+    assert "Alice" in again.text and again.button("Join")
+    await sit(telegram, again, bob)
+    await telegram.wait_for(lambda: "Bob" in again.text, what="Bob in the lobby below")
+    await start_game(telegram, alice, again)
+    sent = await bob.send(group, "/newgame")
+    assert "already has table #1" in (await telegram.wait_for_bot_message(group, after=sent.message_id)).text
