@@ -362,9 +362,12 @@ class Tables:
             self._owed_attempts[owed.key] = (attempt + 1, now + wait)
             async with self.chat_lock(owed.chat_id):
                 if owed.key in {o.key for o in await self.storage.owed_posts()}:
-                    await self._post_owed_card(int(raw), owed.key)
+                    await self.post_settlement_card(int(raw))
 
-    async def _post_owed_card(self, hand_id: int, key: str) -> None:
+    async def post_settlement_card(self, hand_id: int) -> None:
+        """Post a finished hand's settlement card (with Next hand / End) again, if its table still
+        waits on it: owed after a refusal, or scrolled away and asked for (``/newgame``)."""
+        key = settlement_key(hand_id)
         hand = await self.storage.get_hand(hand_id)
         table = await self.storage.get_table(hand.table_id)
         hands = await self.storage.table_hands(table.id)

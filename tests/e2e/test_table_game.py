@@ -343,11 +343,11 @@ async def test_a_group_that_refuses_pictures_gets_its_table_in_text_and_goes_on(
     assert telegram.unanswered_presses() == []
 
 
-async def test_newgame_during_a_lobby_brings_the_lobby_down_and_a_started_table_is_named(
+async def test_newgame_brings_the_lobby_or_the_hand_s_result_down_and_names_a_table_at_play(
     telegram: FakeTelegram, start_bot: BotFactory
 ) -> None:
-    """The lobby scrolled away up a busy chat (or an admin deleted it): /newgame told the person to
-    /cancel the very table they wanted to join."""
+    """The lobby, or the result with Next hand / End, scrolled away up a busy chat (or an admin
+    deleted it): /newgame told the person to /cancel the very table they wanted to play at."""
     await start_bot(**FAST)
     alice, bob = telegram.user("Alice"), telegram.user("Bob")
     group = telegram.group("Friends", members=[alice, bob], admins=[alice])
@@ -363,3 +363,14 @@ async def test_newgame_during_a_lobby_brings_the_lobby_down_and_a_started_table_
     sent = await bob.send(group, "/newgame")
     await telegram.wait_for_bot_message(group, lambda m: "already has table #1" in (m.text or ""),
                                         after=sent.message_id)
+
+    card = await play_until_over(telegram, group, [HumanPlayer(telegram, alice), HumanPlayer(telegram, bob)])
+    sent = await bob.send(group, "/newgame")
+    below = await telegram.wait_for_bot_message(group, lambda m: (m.caption or "").startswith("Hand 1 settled"),
+                                                after=sent.message_id)
+    assert below.caption == card.caption and below.button("Next hand")
+    await (await bob.press(below, "Next hand")).answer()  # a player's vote: one of two is not enough
+    await (await alice.press(below, "Next hand")).answer()
+    await telegram.wait_for_bot_message(group, lambda m: (m.caption or "").startswith("Hand 2 · Wall"),
+                                        after=below.message_id)
+    assert await (await alice.press(card, "Next hand")).answer() == "That button is out of date."
