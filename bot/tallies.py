@@ -29,7 +29,7 @@ from bot.messaging import picture_or_text, reply_picture
 from bot.permissions import acts_as_admin
 from bot.services import services, texts_for
 from bot.table.feature import move_chat
-from bot.topics import topic_of
+from bot.topics import topic_gone, topic_of
 from bot.when import read_clock, read_time_zone, zone_label
 from rendering.models import MAX_TALLY_ENTRIES, TallyEntry
 from storage import days
@@ -380,16 +380,21 @@ async def _post_summary(app: AnyApplication, due: DueSummary) -> int:
         computers = frozenset(p.id for p in players if p.kind is PlayerKind.COMPUTER)
         picture = tally_picture(tally, texts.t("Tally of the day"), computers)
         text = caption(head, tally_lines(tally.lines, computers, texts))
+        async def post(chat: int, topic: int | None) -> None:
+            await picture_or_text(lambda: app.bot.send_photo(chat, picture, caption=text, message_thread_id=topic),
+                                  lambda: app.bot.send_message(chat, text, message_thread_id=topic))
+
         try:
             try:
-                topic = due.chat.summary_topic_id
-                await picture_or_text(
-                    lambda: app.bot.send_photo(chat_id, picture, caption=text, message_thread_id=topic),
-                    lambda: app.bot.send_message(chat_id, text, message_thread_id=topic))
+                await post(chat_id, due.chat.summary_topic_id)
             except ChatMigrated as moved:  # the group became a supergroup: move it, post there
                 await move_chat(app, chat_id, moved.new_chat_id)
                 chat_id = moved.new_chat_id
-                await app.bot.send_photo(chat_id, picture, caption=text)
+                await post(chat_id, None)
+            except BadRequest as error:  # its topic was deleted or closed: the main chat
+                if due.chat.summary_topic_id is None or not topic_gone(error):
+                    raise
+                await post(chat_id, None)
             posted = 1
         except (Forbidden, BadRequest) as error:  # removed from the group: don't retry every minute
             log.warning("daily summary for chat %s not posted: %s", chat_id, error)

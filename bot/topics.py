@@ -10,6 +10,7 @@ storage keeps with the table and the session, so it holds across restarts.
 from __future__ import annotations
 
 from telegram import Message
+from telegram.error import BadRequest
 
 from storage import Storage
 from storage.models import Chat
@@ -24,6 +25,12 @@ def topic_of(message: object) -> int | None:
     if isinstance(message, Message) and message.is_topic_message:
         return message.message_thread_id
     return None
+
+
+def topic_gone(error: BadRequest) -> bool:
+    """Whether a post was refused because its topic was deleted or closed."""
+    text = error.message.lower()
+    return any(words in text for words in ("message thread not found", "topic_closed", "topic_deleted"))
 
 
 async def summary_follows_play(storage: Storage, chat: Chat, topic: int | None) -> None:

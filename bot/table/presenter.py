@@ -60,6 +60,7 @@ from bot.ratelimit import chat_turn
 from bot.table import callbacks, views
 from bot.table.runner import TableRunner, ping_key, settlement_key
 from bot.tasks import settle
+from bot.topics import topic_gone
 from engine.events import Event, EventType
 from engine.game import Phase
 from rendering.models import ResultCard, TableView
@@ -678,14 +679,23 @@ class TelegramPresenter:
 
     async def _post_to_group(self, runner: TableRunner, post: Callable[[], Awaitable[Message]]) -> Message | None:
         """The post, or None when the group refused it; once it refused for good (the bot was
-        removed), the table stops calling it: the hand goes on by private message."""
+        removed), the table stops calling it: the hand goes on by private message. A table whose
+        forum topic was deleted or closed posts in the group's main chat from then on: its
+        settlement card, with Next hand / End, must reach the group somewhere."""
         show = self._shows.get(runner.table_id)
         if show is not None:
             if show.group_gone:
                 return None
             self._count_group_post(show)
         try:
-            return await post()
+            try:
+                return await post()
+            except BadRequest as error:
+                if runner.topic_id is None or not topic_gone(error):
+                    raise
+                log.info("table %s: its topic is gone (%s); it posts in the main chat", runner.table_id, error)
+                runner.topic_id = None
+                return await post()
         except Forbidden as error:
             if show is not None:
                 self._group_lost(runner, show, error)

@@ -73,6 +73,19 @@ async def test_a_table_opened_in_a_topic_posts_there_also_after_a_restart(
     assert telegram.unanswered_presses() == []
 
 
+async def keep_a_kong_and_end(telegram: FakeTelegram, alice: FakeUser, group: FakeChat, topic: int) -> None:
+    """A /keep session opened in ``topic``: one concealed kong, then ended; its posts stay there."""
+    await alice.send(group, "/keep me 老王 Carol Dave", topic=topic)
+    panel = await telegram.wait_for_bot_message(group, lambda m: (m.text or "").startswith("Scorekeeping #"))
+    assert panel.thread_id == topic
+    for text in ("Kong", "老王", "concealed", "End", "End it"):
+        before = panel.edit_count
+        await (await alice.press(panel, text)).answer()
+        await telegram.wait_for(lambda b=before: panel.edit_count > b, what=f"the panel after {text!r}")
+    chart = await telegram.wait_for_bot_message(group, lambda m: m.photo is not None)
+    assert chart.thread_id == topic
+
+
 async def test_scorekeeping_and_the_daily_summary_post_in_the_topic_the_group_plays_in(
     telegram: FakeTelegram, start_bot: BotFactory, monkeypatch
 ) -> None:
@@ -80,32 +93,43 @@ async def test_scorekeeping_and_the_daily_summary_post_in_the_topic_the_group_pl
     monkeypatch.setattr(tallies, "now", lambda: clock)
     app = await start_bot(rate_limiter=TelegramRateLimiter(group_max_rate=1000, backoff=0.01), XUEZHAN_LANG="en")
     alice = telegram.user("Alice")
-    group, chat, mahjong = forum(telegram, alice)
-    await alice.send(group, "/keep me 老王 Carol Dave", topic=mahjong)
-    panel = await telegram.wait_for_bot_message(group, lambda m: (m.text or "").startswith("Scorekeeping #"))
-    assert panel.thread_id == mahjong
-    for text in ("Kong", "老王", "concealed"):
-        before = panel.edit_count
-        await (await alice.press(panel, text)).answer()
-        await telegram.wait_for(lambda b=before: panel.edit_count > b, what=f"the panel after {text!r}")
-    before = panel.edit_count
-    await (await alice.press(panel, "End")).answer()
-    await telegram.wait_for(lambda: panel.edit_count > before, what="the question")
-    await (await alice.press(panel, "End it")).answer()
-    chart = await telegram.wait_for_bot_message(group, lambda m: m.photo is not None)
-    assert chart.thread_id == mahjong
+    (group, chat, mahjong), (other, _, gone) = forum(telegram, alice), forum(telegram, alice)
+    await keep_a_kong_and_end(telegram, alice, group, mahjong)
+    await keep_a_kong_and_end(telegram, alice, other, gone)
 
-    # The day's summary follows the play into the topic, unless an admin sets it elsewhere.
+    # The day's summary follows the play into the topic; where an admin deleted that topic since,
+    # it goes to the main chat.
     storage = services(app).storage
     assert (await storage.get_chat(group.id)).summary_topic_id == mahjong
+    del other.topics[gone]
     zone = ZoneInfo((await storage.get_chat(group.id)).timezone)
     (day,) = {row.at.astimezone(zone).date() for row in await storage.ledger(group.id)}
     clock = datetime.combine(day, time(23, 59), zone) + timedelta(minutes=1)
-    assert await tallies.post_due_summaries(app) == 1
-    summary = telegram.bot_messages(group)[-1]
-    assert (summary.caption or "").startswith("Tally of the day") and summary.thread_id == mahjong
+    assert await tallies.post_due_summaries(app) == 2
+    for chat_, topic in ((group, mahjong), (other, None)):
+        summary = telegram.bot_messages(chat_)[-1]
+        assert (summary.caption or "").startswith("Tally of the day") and summary.thread_id == topic
 
+    # An admin sets the summary elsewhere.
     sent = await alice.send(group, "/summary 22:00", topic=chat)
     answer = await telegram.wait_for_bot_message(group, lambda m: True, after=sent.message_id)
     assert answer.thread_id == chat
     assert (await storage.get_chat(group.id)).summary_topic_id == chat
+
+
+async def test_a_table_whose_topic_is_deleted_goes_on_in_the_main_chat(
+    telegram: FakeTelegram, start_bot: BotFactory
+) -> None:
+    """An admin deletes the topic mid-hand: every post there is refused, and without the settlement
+    card nobody could press Next hand or End."""
+    await start_bot(**FAST)
+    alice = telegram.user("Alice")
+    group, _, mahjong = forum(telegram, alice)
+    await alice.start()
+    await alice.send(group, "/newgame", topic=mahjong)
+    lobby = await telegram.wait_for_bot_message(group, lambda m: "table #" in (m.text or ""))
+    await start_game(telegram, alice, lobby)
+    await telegram.wait_for_bot_message(group, lambda m: m.photo is not None)
+    del group.topics[mahjong]
+    card = await play_until_over(telegram, group, [HumanPlayer(telegram, alice)])
+    assert card.thread_id is None and card.caption.startswith("Hand 1 settled")
