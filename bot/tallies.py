@@ -17,7 +17,7 @@ from datetime import UTC, date, datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from telegram import MessageEntity, Update
+from telegram import Message, MessageEntity, Update
 from telegram.constants import ChatType
 from telegram.error import BadRequest, ChatMigrated, Forbidden, TelegramError
 from telegram.ext import CommandHandler
@@ -29,7 +29,7 @@ from bot.messaging import picture_or_text, reply_picture
 from bot.permissions import acts_as_admin
 from bot.services import services, texts_for
 from bot.table.feature import move_chat
-from bot.topics import topic_gone, topic_of
+from bot.topics import in_topic, topic_of
 from bot.when import read_clock, read_time_zone, zone_label
 from rendering.models import MAX_TALLY_ENTRIES, TallyEntry
 from storage import days
@@ -380,20 +380,17 @@ async def _post_summary(app: AnyApplication, due: DueSummary) -> int:
         computers = frozenset(p.id for p in players if p.kind is PlayerKind.COMPUTER)
         picture = tally_picture(tally, texts.t("Tally of the day"), computers)
         text = caption(head, tally_lines(tally.lines, computers, texts))
-        async def post(chat: int, topic: int | None) -> None:
-            await picture_or_text(lambda: app.bot.send_photo(chat, picture, caption=text, message_thread_id=topic),
-                                  lambda: app.bot.send_message(chat, text, message_thread_id=topic))
+        async def post(chat: int, topic: int | None) -> Message:
+            return await picture_or_text(
+                lambda: app.bot.send_photo(chat, picture, caption=text, message_thread_id=topic),
+                lambda: app.bot.send_message(chat, text, message_thread_id=topic))
 
         try:
             try:
-                await post(chat_id, due.chat.summary_topic_id)
+                await in_topic(lambda topic: post(chat_id, topic), due.chat.summary_topic_id)
             except ChatMigrated as moved:  # the group became a supergroup: move it, post there
                 await move_chat(app, chat_id, moved.new_chat_id)
                 chat_id = moved.new_chat_id
-                await post(chat_id, None)
-            except BadRequest as error:  # its topic was deleted or closed: the main chat
-                if due.chat.summary_topic_id is None or not topic_gone(error):
-                    raise
                 await post(chat_id, None)
             posted = 1
         except (Forbidden, BadRequest) as error:  # removed from the group: don't retry every minute

@@ -9,11 +9,16 @@ storage keeps with the table and the session, so it holds across restarts.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
+
 from telegram import Message
 from telegram.error import BadRequest
 
 from storage import Storage
 from storage.models import Chat
+
+T = TypeVar("T")
 
 
 def topic_of(message: object) -> int | None:
@@ -31,6 +36,17 @@ def topic_gone(error: BadRequest) -> bool:
     """Whether a post was refused because its topic was deleted or closed."""
     text = error.message.lower()
     return any(words in text for words in ("message thread not found", "topic_closed", "topic_deleted"))
+
+
+async def in_topic(send: Callable[[int | None], Awaitable[T]], topic: int | None) -> T:
+    """``send(topic)``, or ``send(None)`` (the main chat) where the topic was deleted or closed
+    since: a session's panel or a summary must reach the group somewhere."""
+    try:
+        return await send(topic)
+    except BadRequest as error:
+        if topic is None or not topic_gone(error):
+            raise
+        return await send(None)
 
 
 async def summary_follows_play(storage: Storage, chat: Chat, topic: int | None) -> None:

@@ -32,6 +32,7 @@ from bot.messaging import is_image, picture_or_text
 from bot.score.fixing import Finish
 from bot.score.photo import offer_fixing, read_photo
 from bot.services import services, texts_for
+from bot.topics import in_topic
 from engine.settlement import FinalHand, KongKind
 from engine.tiles import DescribedHand, HandError, format_hand
 from rendering.models import TallyEntry
@@ -283,10 +284,10 @@ async def finish(context: Context, message: Any, view: View, texts: Translator) 
 
     chart = render_tally_chart([TallyEntry(t.name, t.net) for t in totals],
                                title=texts.t("Scorekeeping #{id}", id=view.session.id))
-    chat_id, topic, text = view.session.chat_id, view.session.topic_id, "\n".join(lines)
-    await picture_or_text(
+    chat_id, text = view.session.chat_id, "\n".join(lines)
+    await in_topic(lambda topic: picture_or_text(
         lambda: context.bot.send_photo(chat_id, encode_png(chart), caption=text, message_thread_id=topic),
-        lambda: context.bot.send_message(chat_id, text, message_thread_id=topic))
+        lambda: context.bot.send_message(chat_id, text, message_thread_id=topic)), view.session.topic_id)
 
 
 # --- typed hands: replies to the panel ------------------------------------------------------------

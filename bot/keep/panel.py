@@ -17,6 +17,7 @@ from bot.keep.words import FLAGS, KONG_KINDS, pattern_label, record_words, trans
 from bot.messaging import is_not_modified
 from bot.rules_menu import preset_words
 from bot.services import services
+from bot.topics import in_topic
 from engine.rules import RuleSet
 from engine.scoring import Pattern
 from engine.settlement import KongKind, Transfer
@@ -189,9 +190,9 @@ def panel_keyboard(view: View, draft: Draft | None, texts: Translator) -> Inline
 async def send_panel(context: Context | AnyApplication, session: ScoreSession, texts: Translator) -> Message:
     view = await load_view(context, session.id)
     draft = keeper(context).drafts.get(session.id)
-    return await context.bot.send_message(session.chat_id, await panel_text(context, view, draft, texts),
-                                          reply_markup=panel_keyboard(view, draft, texts),
-                                          message_thread_id=session.topic_id)
+    text, markup = await panel_text(context, view, draft, texts), panel_keyboard(view, draft, texts)
+    return await in_topic(lambda topic: context.bot.send_message(session.chat_id, text, reply_markup=markup,
+                                                                 message_thread_id=topic), session.topic_id)
 
 
 async def edit_message(message: Any, text: str, markup: InlineKeyboardMarkup | None) -> None:

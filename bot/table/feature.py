@@ -35,7 +35,7 @@ from bot.table.runner import Limits, Refusal, settlement_key
 from bot.table.table_rules import TABLE_RULES_PATTERN, table_rules_press
 from bot.table.tables import OWED_TICK_SECONDS, JobQueueScheduler, Tables, table_languages
 from bot.table.timers import DatabaseScheduler
-from bot.topics import summary_follows_play, topic_of
+from bot.topics import in_topic, summary_follows_play, topic_of
 from bot.webapp import lobby_link
 from engine.rules import RuleSet
 from storage import NotFound, StorageError
@@ -487,8 +487,8 @@ async def after_hand(update: Update, context: Context, table_id: int, hand_id: i
     lines = [texts.tn("Table #{id} is over after {n} hand.", "Table #{id} is over after {n} hands.", len(hands),
                       id=table.id)]
     lines += [f"{p.name}: {t:+d}" for p, t in sorted(zip(players, totals, strict=True), key=lambda x: -x[1])]
-    after_the_lock(context, context.bot.send_message(table.chat_id, "\n".join(lines), message_thread_id=table.topic_id),
-                   update)
+    after_the_lock(context, in_topic(lambda topic: context.bot.send_message(
+        table.chat_id, "\n".join(lines), message_thread_id=topic), table.topic_id), update)
 
 
 async def start_join(update: Update, context: Context, argument: str) -> None:

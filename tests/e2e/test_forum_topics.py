@@ -133,3 +133,18 @@ async def test_a_table_whose_topic_is_deleted_goes_on_in_the_main_chat(
     del group.topics[mahjong]
     card = await play_until_over(telegram, group, [HumanPlayer(telegram, alice)])
     assert card.thread_id is None and card.caption.startswith("Hand 1 settled")
+
+
+async def test_a_session_whose_topic_is_deleted_shows_its_panel_in_the_main_chat(
+    telegram: FakeTelegram, start_bot: BotFactory
+) -> None:
+    await start_bot(rate_limiter=TelegramRateLimiter(group_max_rate=1000, backoff=0.01), XUEZHAN_LANG="en")
+    alice = telegram.user("Alice")
+    group, _, mahjong = forum(telegram, alice)
+    await alice.send(group, "/keep me 老王 Carol Dave", topic=mahjong)
+    await telegram.wait_for_bot_message(group, lambda m: (m.text or "").startswith("Scorekeeping #"))
+    del group.topics[mahjong]
+    sent = await alice.send(group, "/keep")  # in General: the open session's panel again, where it can be
+    panel = await telegram.wait_for_bot_message(group, lambda m: (m.text or "").startswith("Scorekeeping #"),
+                                                after=sent.message_id)
+    assert panel.thread_id is None and panel.button("Kong")
