@@ -380,6 +380,7 @@ async def _post_summary(app: AnyApplication, due: DueSummary) -> int:
         computers = frozenset(p.id for p in players if p.kind is PlayerKind.COMPUTER)
         picture = tally_picture(tally, texts.t("Tally of the day"), computers)
         text = caption(head, tally_lines(tally.lines, computers, texts))
+
         async def post(chat: int, topic: int | None) -> Message:
             return await picture_or_text(
                 lambda: app.bot.send_photo(chat, picture, caption=text, message_thread_id=topic),

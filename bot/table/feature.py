@@ -208,13 +208,13 @@ async def new_game(update: Update, context: Context) -> None:
         return
     storage = services(context).storage
     existing = await open_table(context, chat.id)
-    if existing is not None and existing.status is TableStatus.LOBBY and existing.topic_id == topic_of(message):
-        await bring_down_lobby(context, existing, message, texts)
-        return
-    if existing is not None and existing.status is TableStatus.PLAYING and existing.topic_id == topic_of(message):
-        last = (await storage.table_hands(existing.id))[-1]
-        if last.status is not HandStatus.PLAYING:  # between hands: its card, scrolled away, comes down
-            after_the_lock(context, tables(context).post_settlement_card(last.id), update)
+    if existing is not None and existing.topic_id == topic_of(message):  # its lobby or last result, again
+        if existing.status is TableStatus.LOBBY:
+            await bring_down_lobby(context, existing, message, texts)
+            return
+        hands = await storage.table_hands(existing.id)
+        if hands and hands[-1].status is not HandStatus.PLAYING:  # between hands
+            after_the_lock(context, tables(context).post_settlement_card(hands[-1].id), update)
             return
     if existing is not None:
         await message.reply_text(texts.t("This group already has table #{id}; /cancel it first.", id=existing.id))
