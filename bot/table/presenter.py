@@ -580,6 +580,10 @@ class TelegramPresenter:
                     # with its cards, rather than failing an edit every few seconds.
                     log.info("table %s: the table message was deleted; not edited any more", runner.table_id)
                     show.message_id = None
+                elif "no caption in the message" in error.message.lower() and not show.photos_refused:
+                    # Several workers: the one that posted it found the group refuses pictures.
+                    show.photos_refused, show.group_shown = True, None
+                    self._schedule_group(runner)
                 elif not is_not_modified(error):
                     log.warning("table %s: could not edit the table message: %s", runner.table_id, error)
             except Forbidden as error:

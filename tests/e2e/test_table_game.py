@@ -374,3 +374,24 @@ async def test_newgame_brings_the_lobby_or_the_hand_s_result_down_and_names_a_ta
     await telegram.wait_for_bot_message(group, lambda m: (m.caption or "").startswith("Hand 2 · Wall"),
                                         after=below.message_id)
     assert await (await alice.press(card, "Next hand")).answer() == "That button is out of date."
+
+
+async def test_a_table_message_in_text_is_edited_as_text_by_a_presenter_that_did_not_post_it(
+    telegram: FakeTelegram, start_bot: BotFactory, caplog
+) -> None:
+    """Several workers: the worker that posted the table found the group refuses pictures, and
+    another takes the hand up, not knowing. Its caption edits failed on a text message, each with a
+    warning, and the group's table stood still."""
+    app = await start_bot(**{**FAST, "XUEZHAN_GROUP_UPDATE_SECONDS": "0.2"})
+    alice = telegram.user("Alice")
+    group = telegram.group("Friends", members=[alice], admins=[alice])
+    group.photos_allowed = False
+    await alice.start()
+    await start_game(telegram, alice, await open_lobby(telegram, alice, group))
+    table = await telegram.wait_for_bot_message(group, lambda m: (m.text or "").startswith("Hand 1 · Wall"))
+    tables = app.bot_data[TABLES_KEY]
+    (runner,) = tables.runners.values()
+    tables.presenter._shows[runner.table_id].photos_refused = False  # as a worker that never posted it
+    await play_until_over(telegram, group, [HumanPlayer(telegram, alice)])
+    await telegram.wait_for(lambda: "Hand over" in table.text, what="the text table at the hand's end")
+    assert not [r for r in caplog.records if "could not edit the table message" in r.getMessage()]
