@@ -580,7 +580,7 @@ class TelegramPresenter:
                     # with its cards, rather than failing an edit every few seconds.
                     log.info("table %s: the table message was deleted; not edited any more", runner.table_id)
                     show.message_id = None
-                elif "no caption in the message" in error.message.lower() and not show.photos_refused:
+                elif _a_text_message(error) and not show.photos_refused:
                     # Several workers: the one that posted it found the group refuses pictures.
                     show.photos_refused, show.group_shown = True, None
                     self._schedule_group(runner)
@@ -1038,6 +1038,12 @@ async def _fired() -> None:
 def _deleted(error: BadRequest) -> bool:
     """Whether an edit failed because someone deleted the message (a DM's owner may, any admin may)."""
     return "message to edit not found" in error.message.lower()
+
+
+def _a_text_message(error: BadRequest) -> bool:
+    """Whether a caption or picture edit failed because the message is text (no picture in it)."""
+    text = error.message.lower()
+    return "no caption in the message" in text or "no media in the message" in text
 
 
 def _digest(value: object) -> str:
