@@ -40,6 +40,9 @@ async def test_a_table_opened_in_a_topic_posts_there_also_after_a_restart(
     await alice.send(group, "/newgame", topic=mahjong)
     lobby = await telegram.wait_for_bot_message(group, lambda m: "table #" in (m.text or ""))
     assert lobby.thread_id == mahjong
+    await (await alice.press(lobby, "Settings")).answer()  # the rules menu opens below the lobby
+    menu = await telegram.wait_for_bot_message(group, lambda m: bool(m.buttons), after=lobby.message_id)
+    assert menu.thread_id == mahjong
     await (await bob.press(lobby, "Join")).answer()
     await telegram.wait_for(lambda: "Bob" in lobby.text, what="Bob in the lobby")
     await start_game(telegram, alice, lobby)
