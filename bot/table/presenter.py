@@ -584,7 +584,9 @@ class TelegramPresenter:
                     # Several workers: the one that posted it found the group refuses pictures.
                     show.photos_refused, show.group_shown = True, None
                     self._schedule_group(runner)
-                elif not is_not_modified(error):
+                elif is_not_modified(error):
+                    show.group_shown = (view, caption)  # it shows this already
+                else:
                     log.warning("table %s: could not edit the table message: %s", runner.table_id, error)
             except Forbidden as error:
                 self._group_lost(runner, show, error)
