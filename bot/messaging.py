@@ -86,6 +86,17 @@ def is_not_modified(error: BadRequest) -> bool:
     return "message is not modified" in error.message.lower()
 
 
+def message_gone(error: BadRequest) -> bool:
+    """Whether an edit failed because someone deleted the message (a DM's owner may, any admin may)."""
+    return "message to edit not found" in error.message.lower()
+
+
+def holds_no_picture(error: BadRequest) -> bool:
+    """Whether a caption or picture edit failed because the message is text (``picture_or_text``)."""
+    text = error.message.lower()
+    return "no caption in the message" in text or "no media in the message" in text
+
+
 async def edit_query_text(query: CallbackQuery, text: str, markup: InlineKeyboardMarkup | None = None,
                           **kwargs: Any) -> None:
     """Edit the text of the message a button was pressed on; unchanged content is fine.

@@ -55,7 +55,7 @@ from telegram.constants import ParseMode
 from telegram.error import BadRequest, Forbidden, TelegramError
 
 from bot.i18n import Translator, translator
-from bot.messaging import call_unparsed, is_not_modified, picture_or_text
+from bot.messaging import call_unparsed, holds_no_picture, is_not_modified, message_gone, picture_or_text
 from bot.ratelimit import chat_turn
 from bot.table import callbacks, views
 from bot.table.runner import TableRunner, ping_key, settlement_key
@@ -575,12 +575,12 @@ class TelegramPresenter:
                                         chat_id=runner.chat_id, message_id=show.message_id)
                 show.group_shown = (view, caption)
             except BadRequest as error:
-                if _deleted(error):
+                if message_gone(error):
                     # Someone deleted it (an admin tidying the chat): the hand goes on without it,
                     # with its cards, rather than failing an edit every few seconds.
                     log.info("table %s: the table message was deleted; not edited any more", runner.table_id)
                     show.message_id = None
-                elif _a_text_message(error) and not show.photos_refused:
+                elif holds_no_picture(error) and not show.photos_refused:
                     # Several workers: the one that posted it found the group refuses pictures.
                     show.photos_refused, show.group_shown = True, None
                     self._schedule_group(runner)
@@ -866,7 +866,7 @@ class TelegramPresenter:
             except BadRequest as error:
                 if is_not_modified(error):
                     return
-                if not _deleted(error):
+                if not message_gone(error):
                     raise
                 seat_show.message_id = None  # the person deleted it: a new one, below, with the buttons
             else:
@@ -1035,17 +1035,6 @@ class TelegramPresenter:
 
 async def _fired() -> None:
     """A database timer's callback on the worker that set it: unused, ``Tables.fire`` fires it."""
-
-
-def _deleted(error: BadRequest) -> bool:
-    """Whether an edit failed because someone deleted the message (a DM's owner may, any admin may)."""
-    return "message to edit not found" in error.message.lower()
-
-
-def _a_text_message(error: BadRequest) -> bool:
-    """Whether a caption or picture edit failed because the message is text (no picture in it)."""
-    text = error.message.lower()
-    return "no caption in the message" in text or "no media in the message" in text
 
 
 def _digest(value: object) -> str:

@@ -20,6 +20,7 @@ from telegram.error import BadRequest, TelegramError
 from telegram.ext import ContextTypes, Job, JobQueue
 
 from bot.i18n import Translator, supported
+from bot.messaging import holds_no_picture
 from bot.table.presenter import TelegramPresenter
 from bot.table.runner import (
     REFUSALS,
@@ -502,7 +503,10 @@ class Tables:
             with contextlib.suppress(TelegramError):
                 try:
                     await bot.edit_message_caption(table.chat_id, table.message_id, caption=caption, reply_markup=None)
-                except BadRequest:  # a group that refuses pictures has its table message as text
+                except BadRequest as error:
+                    if not holds_no_picture(error):
+                        raise
+                    # a group that refuses pictures has its table message as text
                     await bot.edit_message_text(caption, table.chat_id, table.message_id, reply_markup=None)
 
     async def _hand_over_on_stop(self) -> None:
